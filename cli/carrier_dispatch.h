@@ -1,0 +1,22 @@
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "core/carriers/carrier.h"
+
+namespace tc::cli {
+
+//! Carrier names accepted by `--carrier`.
+inline const std::vector<std::string> kCarrierNames = {"rational", "modp", "double", "float", "rational-noeq"};
+
+//! Calls `f.template operator()<T>()` with the carrier named `name` (one of kCarrierNames).
+template <class F>
+int withCarrier(std::string_view name, F&& f) {
+  if (name == "rational") return f.template operator()<Rational>();
+  if (name == "modp") return f.template operator()<ModP>();
+  if (name == "double") return f.template operator()<double>();
+  if (name == "float") return f.template operator()<float>();
+  return f.template operator()<RationalNoEq>();
+}
+
+}  // namespace tc::cli

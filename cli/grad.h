@@ -1,0 +1,16 @@
+#pragma once
+#include <string>
+
+namespace tc::cli {
+
+//! Options of `tapecheck grad`.
+struct GradOptions {
+  std::string file;
+  std::string carrier = "rational";
+  std::string format = "text";
+};
+
+//! Evaluates and differentiates one case file; returns the exit status.
+int runGrad(const GradOptions& options);
+
+}  // namespace tc::cli

@@ -1,0 +1,34 @@
+// tapecheck: property-based verification of reverse-mode autograd, from the command line.
+#include <CLI/CLI.hpp>
+
+#include "cli/carrier_dispatch.h"
+#include "cli/exit_codes.h"
+#include "cli/grad.h"
+
+int main(int argc, char** argv) {
+  using namespace tc::cli;
+  CLI::App app{"tapecheck: exact property-based checks for reverse-mode autograd"};
+  app.require_subcommand(1);
+
+  GradOptions grad;
+  auto* gradCommand = app.add_subcommand("grad", "Evaluate and differentiate one graph file with the reference semantics");
+  gradCommand->add_option("FILE", grad.file, "graph or case file (JSON, DESIGN section 4)")->required();
+  gradCommand->add_option("--carrier", grad.carrier, "scalar type")->check(CLI::IsMember(kCarrierNames));
+  gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return report(kUsage, std::string(e.what()) + " (run 'tapecheck --help')");
+  }
+  try {
+    if (*gradCommand) return runGrad(grad);
+  } catch (const std::exception& e) {
+    return report(kUsage, std::string("internal error: ") + e.what());
+  }
+  return kUsage;
+}

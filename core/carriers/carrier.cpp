@@ -1,0 +1,80 @@
+#include "core/carriers/carrier.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <limits>
+
+namespace tc {
+namespace {
+
+Result<Rational> exactValue(const Literal& literal, std::string_view carrier) {
+  switch (literal.kind) {
+    case Literal::Kind::finite: return literal.value;
+    case Literal::Kind::negZero: return Rational(0);
+    default: return fail(fmt::format("has no exact value on the {} carrier", carrier));
+  }
+}
+
+}  // namespace
+
+std::string_view requirementName(Requirement r) {
+  switch (r) {
+    case Requirement::ring: return "a ring";
+    case Requirement::field: return "a field";
+    case Requirement::ordered: return "an ordered carrier";
+    case Requirement::orderedField: return "an ordered field";
+    case Requirement::transcendental: return "transcendental functions";
+  }
+  return "?";
+}
+
+Result<Rational> Carrier<Rational>::fromLiteral(const Literal& literal) { return exactValue(literal, name); }
+
+Result<RationalNoEq> Carrier<RationalNoEq>::fromLiteral(const Literal& literal) {
+  auto value = exactValue(literal, name);
+  if (!value) return std::unexpected(value.error());
+  return RationalNoEq(*value);
+}
+
+Result<ModP> Carrier<ModP>::fromLiteral(const Literal& literal) {
+  auto value = exactValue(literal, name);
+  if (!value) return std::unexpected(value.error());
+  const Integer prime(ModP::kPrime);
+  auto reduce = [&](const Integer& n) {
+    Integer r = n % prime;
+    if (r < 0) r += prime;
+    return ModP::fromResidue(r.convert_to<std::uint64_t>());
+  };
+  ModP denominator = reduce(boost::multiprecision::denominator(*value));
+  if (denominator == ModP()) return fail("denominator is divisible by 2^61-1");
+  return reduce(boost::multiprecision::numerator(*value)) / denominator;
+}
+
+template <class F>
+Result<F> IeeeCarrier<F>::fromLiteral(const Literal& literal) {
+  switch (literal.kind) {
+    case Literal::Kind::finite:
+      if constexpr (sizeof(F) == 8) return roundToDouble(literal.value);
+      else return roundToFloat(literal.value);
+    case Literal::Kind::nan: return std::numeric_limits<F>::quiet_NaN();
+    case Literal::Kind::posInf: return std::numeric_limits<F>::infinity();
+    case Literal::Kind::negInf: return -std::numeric_limits<F>::infinity();
+    case Literal::Kind::negZero: return F(-0.0);
+  }
+  return F(0);
+}
+
+template <class F>
+std::string IeeeCarrier<F>::format(F x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buffer[64];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round trip
+  return std::string(buffer, end);
+}
+
+template struct IeeeCarrier<double>;
+template struct IeeeCarrier<float>;
+
+}  // namespace tc

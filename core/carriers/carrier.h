@@ -1,0 +1,139 @@
+#pragma once
+// Carrier traits: what each scalar type can do, how it reads and writes values, and how
+// properties compare it.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/carriers/literal.h"
+#include "core/carriers/modp.h"
+#include "core/carriers/rational.h"
+#include "core/support/result.h"
+
+namespace tc {
+
+//! What a carrier's arithmetic supports; each op requires one of these.
+struct Capabilities {
+  bool ring = true;
+  bool field = false;
+  bool ordered = false;
+  bool transcendental = false;
+  //! `==` decides identity of stored values and arithmetic is exact (`x + 0 == x`, `0 * y == 0`).
+  bool storageEquality = false;
+  //! Exact arithmetic: division by zero is a domain error rather than inf/NaN.
+  bool exact = false;
+};
+
+//! The level of arithmetic an op needs from its carrier.
+enum class Requirement { ring, field, ordered, orderedField, transcendental };
+
+constexpr bool satisfies(const Capabilities& c, Requirement r) {
+  switch (r) {
+    case Requirement::ring: return c.ring;
+    case Requirement::field: return c.field;
+    case Requirement::ordered: return c.ordered;
+    case Requirement::orderedField: return c.ordered && c.field;
+    case Requirement::transcendental: return c.transcendental;
+  }
+  return false;
+}
+
+std::string_view requirementName(Requirement r);
+
+//! Traits of a carrier type; specialised below for every carrier.
+template <class T>
+struct Carrier;
+
+template <>
+struct Carrier<Rational> {
+  static constexpr std::string_view name = "rational";
+  static constexpr Capabilities caps{true, true, true, false, true, true};
+  static Rational fromInt(std::int64_t n) { return Rational(n); }
+  static Result<Rational> fromLiteral(const Literal& literal);
+  static std::string format(const Rational& x) { return formatRational(x); }
+  static bool same(const Rational& a, const Rational& b) { return a == b; }
+  static Rational detach(const Rational& x) { return x; }
+};
+
+template <>
+struct Carrier<RationalNoEq> {
+  static constexpr std::string_view name = "rational-noeq";
+  static constexpr Capabilities caps{true, true, true, false, false, true};
+  static RationalNoEq fromInt(std::int64_t n) { return RationalNoEq(Rational(n)); }
+  static Result<RationalNoEq> fromLiteral(const Literal& literal);
+  static std::string format(const RationalNoEq& x) { return formatRational(x.v); }
+  static bool same(const RationalNoEq& a, const RationalNoEq& b) { return a == b; }
+  static RationalNoEq detach(const RationalNoEq& x) { return x; }
+};
+
+template <>
+struct Carrier<ModP> {
+  static constexpr std::string_view name = "modp";
+  static constexpr Capabilities caps{true, true, false, false, true, true};
+  static ModP fromInt(std::int64_t n) { return ModP::fromInt(n); }
+  static Result<ModP> fromLiteral(const Literal& literal);
+  static std::string format(const ModP& x) { return std::to_string(x.residue()); }
+  static bool same(const ModP& a, const ModP& b) { return a == b; }
+  static ModP detach(const ModP& x) { return x; }
+};
+
+//! Shared traits of the IEEE carriers: compared by bit pattern, any two NaNs equal.
+template <class F>
+struct IeeeCarrier {
+  static constexpr Capabilities caps{true, true, true, true, false, false};
+  static F fromInt(std::int64_t n) { return static_cast<F>(n); }
+  static Result<F> fromLiteral(const Literal& literal);
+  static std::string format(F x);
+  static bool same(F a, F b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    using Bits = std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>;
+    return std::bit_cast<Bits>(a) == std::bit_cast<Bits>(b);
+  }
+  static F detach(F x) { return x; }
+  static F exp(F x) { return std::exp(x); }
+  static F log(F x) { return std::log(x); }
+  static F log1p(F x) { return std::log1p(x); }
+  static F sqrt(F x) { return std::sqrt(x); }
+  static F tanh(F x) { return std::tanh(x); }
+  static F sin(F x) { return std::sin(x); }
+  static F cos(F x) { return std::cos(x); }
+  static F abs(F x) { return std::fabs(x); }
+  static bool isNan(F x) { return std::isnan(x); }
+};
+
+template <>
+struct Carrier<double> : IeeeCarrier<double> {
+  static constexpr std::string_view name = "double";
+};
+template <>
+struct Carrier<float> : IeeeCarrier<float> {
+  static constexpr std::string_view name = "float";
+};
+
+extern template struct IeeeCarrier<double>;
+extern template struct IeeeCarrier<float>;
+
+template <class T>
+T zero() {
+  return Carrier<T>::fromInt(0);
+}
+template <class T>
+T one() {
+  return Carrier<T>::fromInt(1);
+}
+
+//! Reads a value written in a file for carrier T.
+template <class T>
+Result<T> parseValue(std::string_view text) {
+  auto literal = parseLiteral(text);
+  if (!literal) return std::unexpected(literal.error());
+  auto value = Carrier<T>::fromLiteral(*literal);
+  if (!value) return fail(fmt::format("'{}': {}", text, value.error().message));
+  return value;
+}
+
+}  // namespace tc

@@ -1,0 +1,28 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/carriers/rational.h"
+#include "core/support/result.h"
+
+namespace tc {
+
+//! A value as written in a file: an exact rational, or one of the IEEE specials.
+struct Literal {
+  enum class Kind { finite, nan, posInf, negInf, negZero };
+  Kind kind = Kind::finite;
+  Rational value;  //!< meaningful for `finite`; 0 for `negZero`
+};
+
+//! Reads an integer (`-3`), a fraction (`p/q`, sign on p, q > 0), an exact decimal (`-1.25`,
+//! `2.5e-3`), a hex float (`0x1.8p+1`), `nan`, `inf`, `-inf` or `-0`.
+Result<Literal> parseLiteral(std::string_view text);
+
+//! The exact value rounded to the nearest double / float, ties to even (overflow gives ±inf).
+double roundToDouble(const Rational& value);
+float roundToFloat(const Rational& value);
+
+//! Canonical exact text: "-3/4", "2", "0".
+std::string formatRational(const Rational& value);
+
+}  // namespace tc

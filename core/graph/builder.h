@@ -1,0 +1,44 @@
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "core/graph/graph.h"
+#include "core/graph/node_program.h"
+
+namespace tc {
+
+//! Builds a well-typed Graph one node at a time; every check happens here, so nothing after
+//! construction re-checks structure.
+template <class T>
+class GraphBuilder {
+ public:
+  //! Checks input shapes and the data schema's tensor shapes.
+  static Result<GraphBuilder> create(std::vector<Shape> inputs, DataSchema schema = {});
+
+  //! Appends a node and returns its position, or an error naming the position, op and reason.
+  //! `declared`, when given, must equal the shape the op's rule infers.
+  Result<std::size_t> add(OpKind kind, std::vector<std::size_t> args, Attrs<T> attrs = {},
+                          std::optional<Shape> declared = std::nullopt);
+  //! Appends an opaque node from OpaqueRegistry<T>.
+  Result<std::size_t> addOpaque(std::string_view name, std::vector<std::size_t> args,
+                                std::optional<Shape> declared = std::nullopt);
+
+  const Graph<T>& graph() const { return graph_; }
+  Graph<T> build() && { return std::move(graph_); }
+
+ private:
+  explicit GraphBuilder(Graph<T> graph) : graph_(std::move(graph)) {}
+  Graph<T> graph_;
+};
+
+//! Checks that `inputs` fit the graph's input shapes.
+template <class T>
+Result<void> checkInputs(const Graph<T>& graph, const Pack<T>& inputs);
+//! Checks that `data` holds exactly the schema's tensor keys with their shapes.
+template <class T>
+Result<void> checkData(const Graph<T>& graph, const Data<T>& data);
+//! Checks that a seed pack has one tensor per position, each of that position's shape.
+template <class T>
+Result<void> checkSeedPack(const Graph<T>& graph, const Pack<T>& seeds);
+
+}  // namespace tc

@@ -1,0 +1,98 @@
+#pragma once
+#include <fmt/format.h>
+
+#include "core/graph/builder.h"
+#include "core/graph/node_program.hpp"
+
+namespace tc {
+
+template <class T>
+Result<GraphBuilder<T>> GraphBuilder<T>::create(std::vector<Shape> inputs, DataSchema schema) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (auto size = checkShape(inputs[i]); !size) return fail(fmt::format("input {}: {}", i, size.error().message));
+  for (const auto& [key, shape] : schema.tensors)
+    if (auto size = checkShape(shape); !size)
+      return fail(fmt::format("data tensor '{}': {}", key, size.error().message));
+  return GraphBuilder(Graph<T>{std::move(inputs), {}, std::move(schema)});
+}
+
+template <class T>
+Result<std::size_t> GraphBuilder<T>::add(OpKind kind, std::vector<std::size_t> args, Attrs<T> attrs,
+                                         std::optional<Shape> declared) {
+  const std::size_t position = graph_.positionCount();
+  std::string where = kind == OpKind::opaque && attrs.opaque
+                          ? fmt::format("node {} (opaque {})", position, attrs.opaque->name)
+                          : fmt::format("node {} ({})", position, opName(kind));
+  auto error = [&](const std::string& why) { return fail(where + ": " + why); };
+  if (kind == OpKind::opaque && !attrs.opaque) return error("no opaque entry given");
+  Requirement needs = requirementOf(kind, attrs);
+  if (!satisfies(Carrier<T>::caps, needs))
+    return error(fmt::format("needs {}, which the {} carrier does not have", requirementName(needs),
+                             Carrier<T>::name));
+  std::size_t arity = arityOf(kind, attrs);
+  if (args.size() != arity) return error(fmt::format("takes {} arguments, got {}", arity, args.size()));
+  std::vector<const Shape*> argShapes;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] >= position)
+      return error(fmt::format("argument {} is position {}, which is not earlier than {}", i, args[i], position));
+    argShapes.push_back(&graph_.shapeAt(args[i]));
+  }
+  auto shape = inferShape(kind, ShapeCall<T>{attrs, argShapes, graph_.schema});
+  if (!shape) return error(shape.error().message);
+  if (auto size = checkShape(*shape); !size) return error(size.error().message);
+  if (declared && *declared != *shape)
+    return error(fmt::format("declared shape {} differs from the inferred shape {}", formatShape(*declared),
+                             formatShape(*shape)));
+  graph_.nodes.push_back(Node<T>{kind, std::move(args), std::move(attrs), std::move(*shape)});
+  return position;
+}
+
+template <class T>
+Result<std::size_t> GraphBuilder<T>::addOpaque(std::string_view name, std::vector<std::size_t> args,
+                                               std::optional<Shape> declared) {
+  const OpaqueDef<T>* def = OpaqueRegistry<T>::instance().find(name);
+  if (!def) return fail(fmt::format("node {} (opaque): unknown opaque name '{}'", graph_.positionCount(), name));
+  Attrs<T> attrs;
+  attrs.opaque = def;
+  return add(OpKind::opaque, std::move(args), std::move(attrs), std::move(declared));
+}
+
+template <class T>
+Result<void> checkInputs(const Graph<T>& graph, const Pack<T>& inputs) {
+  if (inputs.size() != graph.inputs.size())
+    return fail(fmt::format("the graph has {} inputs, {} were given", graph.inputs.size(), inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].shape != graph.inputs[i] || inputs[i].size() != elementCount(graph.inputs[i]))
+      return fail(fmt::format("input {} has shape {}, the graph expects {}", i, formatShape(inputs[i].shape),
+                              formatShape(graph.inputs[i])));
+  return {};
+}
+
+template <class T>
+Result<void> checkData(const Graph<T>& graph, const Data<T>& data) {
+  for (const auto& [key, shape] : graph.schema.tensors) {
+    auto entry = data.find(key);
+    if (entry == data.end()) return fail(fmt::format("data tensor '{}' is missing", key));
+    if (entry->second.shape != shape || entry->second.size() != elementCount(shape))
+      return fail(fmt::format("data tensor '{}' has shape {}, the schema says {}", key,
+                              formatShape(entry->second.shape), formatShape(shape)));
+  }
+  for (const auto& entry : data)
+    if (!graph.schema.tensors.contains(entry.first))
+      return fail(fmt::format("data tensor '{}' is not in the graph's schema", entry.first));
+  return {};
+}
+
+template <class T>
+Result<void> checkSeedPack(const Graph<T>& graph, const Pack<T>& seeds) {
+  if (seeds.size() != graph.positionCount())
+    return fail(fmt::format("a seed pack needs {} tensors (one per position), got {}", graph.positionCount(),
+                            seeds.size()));
+  for (std::size_t p = 0; p < seeds.size(); ++p)
+    if (seeds[p].shape != graph.shapeAt(p) || seeds[p].size() != elementCount(graph.shapeAt(p)))
+      return fail(fmt::format("seed at position {} has shape {}, the position has shape {}", p,
+                              formatShape(seeds[p].shape), formatShape(graph.shapeAt(p))));
+  return {};
+}
+
+}  // namespace tc

@@ -1,0 +1,36 @@
+#pragma once
+// Explicit instantiation of the core templates for one carrier; each carrier gets its own
+// translation unit so that users of the headers compile none of this.
+#include "core/graph/builder.hpp"
+#include "core/graph/node_program.hpp"
+#include "core/graph/opaque.hpp"
+#include "core/io/case_file.hpp"
+#include "core/io/listing.hpp"
+#include "core/spec/reference.hpp"
+
+#define TAPECHECK_INSTANTIATE_CORE(T)                                                                          \
+  template class OpaqueRegistry<T>;                                                                            \
+  template class GraphBuilder<T>;                                                                              \
+  template Result<void> checkInputs<T>(const Graph<T>&, const Pack<T>&);                                       \
+  template Result<void> checkData<T>(const Graph<T>&, const Data<T>&);                                         \
+  template Result<void> checkSeedPack<T>(const Graph<T>&, const Pack<T>&);                                     \
+  template Requirement requirementOf<T>(OpKind, const Attrs<T>&);                                              \
+  template std::size_t arityOf<T>(OpKind, const Attrs<T>&);                                                    \
+  template Result<Shape> inferShape<T>(OpKind, const ShapeCall<T>&);                                           \
+  template DomainError validateNode<T>(const OpCall<T>&);                                                      \
+  template Tensor<T> forwardNode<T>(const OpCall<T>&);                                                         \
+  template void nodeTerms<T>(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&);                 \
+  template LocalContribution<T> localContribution<T>(const Graph<T>&, std::span<const Tensor<T>>,              \
+                                                     const Data<T>&, std::size_t, const Tensor<T>&);           \
+  template Result<Tensor<T>> validateAndForward<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, \
+                                                   std::size_t);                                               \
+  template std::string describeNode<T>(const Graph<T>&, std::size_t);                                          \
+  template Result<Case<T>> parseCase<T>(std::string_view);                                                     \
+  template Result<Case<T>> readCaseFile<T>(const std::filesystem::path&);                                      \
+  template std::string writeCase<T>(const Case<T>&);                                                           \
+  template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \
+  template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&);                \
+  template std::string formatNodeCall<T>(const Graph<T>&, std::size_t);                                        \
+  template Result<Context<T>> spec::eval<T>(const Graph<T>&, const Pack<T>&, const Data<T>&);                  \
+  template Pack<T> spec::backpropAllCtx<T>(const Graph<T>&, const Context<T>&, const Data<T>&, const Pack<T>&); \
+  template Result<Pack<T>> spec::backpropAll<T>(const Graph<T>&, const Pack<T>&, const Data<T>&, const Pack<T>&);

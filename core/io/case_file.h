@@ -1,0 +1,43 @@
+#pragma once
+// The file format of DESIGN section 4: a graph, optionally with input values, data and seeds.
+#include <nlohmann/json_fwd.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/graph/graph.h"
+#include "core/support/result.h"
+
+namespace tc {
+
+//! A loaded file: a well-typed graph plus what the file says to run it on.
+template <class T>
+struct Case {
+  Graph<T> graph;
+  std::optional<Pack<T>> inputs;  //!< "values"; absent in a graph-only file
+  Data<T> data;
+  std::size_t output = 0;  //!< "output": defaults to the last position
+  //! The full seed pack: "seeds" if given, else "seed" (default all ones) at the output.
+  Pack<T> seeds;
+  std::string failureJson;  //!< the "failure" object of a saved counterexample, as JSON text
+};
+
+//! Reads a case from JSON text. Every structural problem is an error naming where and why.
+template <class T>
+Result<Case<T>> parseCase(std::string_view text);
+
+//! Reads a case from a file.
+template <class T>
+Result<Case<T>> readCaseFile(const std::filesystem::path& path);
+
+//! Writes a case in the file format, values canonical for the carrier.
+template <class T>
+std::string writeCase(const Case<T>& c);
+
+//! `{"shape": [...], "values": [strings]}` for each tensor, in order.
+template <class T>
+nlohmann::json packToJson(const Pack<T>& pack);
+
+}  // namespace tc

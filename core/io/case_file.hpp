@@ -1,0 +1,435 @@
+#pragma once
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/graph/builder.hpp"
+#include "core/io/case_file.h"
+
+namespace tc {
+namespace io_detail {
+
+using nlohmann::json;
+
+inline Result<void> onlyKeys(const json& object, const std::vector<std::string_view>& allowed,
+                             const std::string& where) {
+  for (const auto& item : object.items()) {
+    bool known = false;
+    for (auto name : allowed) known = known || item.key() == name;
+    if (!known) return fail(fmt::format("{}: unknown key '{}'", where, item.key()));
+  }
+  return {};
+}
+
+inline Result<std::size_t> readCount(const json& j, const std::string& where) {
+  if (j.is_number_unsigned()) return j.get<std::size_t>();
+  if (j.is_number_integer()) return fail(fmt::format("{}: {} is negative", where, j.dump()));
+  if (j.is_number_float()) return fail(fmt::format("{}: {} is not an integer in range", where, j.dump()));
+  return fail(fmt::format("{}: expected a non-negative integer, got {}", where, j.type_name()));
+}
+
+inline Result<Shape> readShape(const json& j, const std::string& where) {
+  if (!j.is_array()) return fail(fmt::format("{}: a shape must be an array of dimensions", where));
+  Shape shape;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    auto dim = readCount(j[i], fmt::format("{}: dimension {}", where, i));
+    if (!dim) return std::unexpected(dim.error());
+    shape.push_back(*dim);
+  }
+  if (auto size = checkShape(shape); !size) return fail(where + ": " + size.error().message);
+  return shape;
+}
+
+template <class T>
+Result<T> readValue(const json& j, const std::string& where) {
+  std::string text;
+  if (j.is_string()) text = j.get<std::string>();
+  else if (j.is_number_integer()) text = j.dump();
+  else return fail(fmt::format("{}: a value must be a string such as \"-3/4\", got {}", where, j.dump()));
+  auto value = parseValue<T>(text);
+  if (!value) return fail(where + ": " + value.error().message);
+  return value;
+}
+
+template <class T>
+Result<Tensor<T>> readTensorValues(const json& j, const Shape& shape, const std::string& where) {
+  if (!j.is_array()) return fail(fmt::format("{}: values must be an array", where));
+  std::size_t expected = elementCount(shape);
+  if (j.size() != expected)
+    return fail(fmt::format("{}: shape {} needs {} values, got {}", where, formatShape(shape), expected, j.size()));
+  std::vector<T> values;
+  values.reserve(expected);
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    auto v = readValue<T>(j[i], fmt::format("{}[{}]", where, i));
+    if (!v) return std::unexpected(v.error());
+    values.push_back(std::move(*v));
+  }
+  return Tensor<T>(shape, std::move(values));
+}
+
+//! The attribute keys each op reads in a file.
+inline std::vector<std::string_view> attributeNames(OpKind kind) {
+  switch (kind) {
+    case OpKind::scale: return {"c"};
+    case OpKind::clamp: return {"lo", "hi"};
+    case OpKind::sum_axis: return {"axis"};
+    case OpKind::reshape:
+    case OpKind::broadcast: return {"shape"};
+    case OpKind::slice0: return {"start", "len"};
+    case OpKind::constant: return {"shape", "values"};
+    case OpKind::mask:
+    case OpKind::gather0: return {"key"};
+    case OpKind::opaque: return {"name"};
+    default: return {};
+  }
+}
+
+template <class T>
+Result<Attrs<T>> readAttrs(OpKind kind, const json& node, const std::string& where) {
+  static const json kEmpty = json::object();
+  const json& attrs = node.contains("attrs") ? node["attrs"] : kEmpty;
+  if (!attrs.is_object()) return fail(where + ": 'attrs' must be an object");
+  if (auto ok = onlyKeys(attrs, attributeNames(kind), where + ": attrs"); !ok) return std::unexpected(ok.error());
+  for (auto name : attributeNames(kind))
+    if (!attrs.contains(name)) return fail(fmt::format("{}: missing attribute '{}'", where, name));
+  Attrs<T> out;
+  auto attr = [&](std::string_view name) -> const json& { return attrs[std::string(name)]; };
+  auto label = [&](std::string_view name) { return fmt::format("{}: attribute '{}'", where, name); };
+  auto value = [&](std::string_view name, std::optional<T>& slot) -> Result<void> {
+    auto v = readValue<T>(attr(name), label(name));
+    if (!v) return std::unexpected(v.error());
+    slot = std::move(*v);
+    return {};
+  };
+  auto count = [&](std::string_view name, std::size_t& slot) -> Result<void> {
+    auto v = readCount(attr(name), label(name));
+    if (!v) return std::unexpected(v.error());
+    slot = *v;
+    return {};
+  };
+  auto text = [&](std::string_view name, std::string& slot) -> Result<void> {
+    if (!attr(name).is_string()) return fail(label(name) + ": expected a string");
+    slot = attr(name).template get<std::string>();
+    return {};
+  };
+  Result<void> ok;
+  switch (kind) {
+    case OpKind::scale: ok = value("c", out.c); break;
+    case OpKind::clamp:
+      ok = value("lo", out.lo);
+      if (ok) ok = value("hi", out.hi);
+      break;
+    case OpKind::sum_axis: ok = count("axis", out.axis); break;
+    case OpKind::slice0:
+      ok = count("start", out.start);
+      if (ok) ok = count("len", out.len);
+      break;
+    case OpKind::mask:
+    case OpKind::gather0: ok = text("key", out.key); break;
+    case OpKind::opaque: {
+      std::string name;
+      ok = text("name", name);
+      if (!ok) break;
+      out.opaque = OpaqueRegistry<T>::instance().find(name);
+      if (!out.opaque) ok = fail(fmt::format("{}: unknown opaque name '{}'", where, name));
+      break;
+    }
+    case OpKind::reshape:
+    case OpKind::broadcast:
+    case OpKind::constant: {
+      auto shape = readShape(attr("shape"), label("shape"));
+      if (!shape) return std::unexpected(shape.error());
+      out.shape = *shape;
+      if (kind == OpKind::constant) {
+        auto values = readTensorValues<T>(attr("values"), out.shape, label("values"));
+        if (!values) return std::unexpected(values.error());
+        out.values = std::move(values->values);
+      }
+      break;
+    }
+    default: break;
+  }
+  if (!ok) return std::unexpected(ok.error());
+  return out;
+}
+
+template <class T>
+Result<void> readNode(GraphBuilder<T>& builder, const json& node) {
+  const std::size_t position = builder.graph().positionCount();
+  std::string where = fmt::format("node {}", position);
+  if (!node.is_object()) return fail(where + ": must be an object");
+  if (auto ok = onlyKeys(node, {"op", "args", "attrs", "shape"}, where); !ok) return std::unexpected(ok.error());
+  if (!node.contains("op") || !node["op"].is_string()) return fail(where + ": 'op' must be a string");
+  std::string name = node["op"].get<std::string>();
+  auto kind = opByName(name);
+  if (!kind) return fail(fmt::format("{}: unknown op '{}'", where, name));
+  where = fmt::format("node {} ({})", position, name);
+  std::vector<std::size_t> args;
+  if (node.contains("args")) {
+    if (!node["args"].is_array()) return fail(where + ": 'args' must be an array of positions");
+    for (std::size_t i = 0; i < node["args"].size(); ++i) {
+      auto p = readCount(node["args"][i], fmt::format("{}: argument {}", where, i));
+      if (!p) return std::unexpected(p.error());
+      args.push_back(*p);
+    }
+  }
+  auto attrs = readAttrs<T>(*kind, node, where);
+  if (!attrs) return std::unexpected(attrs.error());
+  std::optional<Shape> declared;
+  if (node.contains("shape")) {
+    auto shape = readShape(node["shape"], where + ": 'shape'");
+    if (!shape) return std::unexpected(shape.error());
+    declared = *shape;
+  }
+  auto added = builder.add(*kind, std::move(args), std::move(*attrs), std::move(declared));
+  if (!added) return std::unexpected(added.error());
+  return {};
+}
+
+template <class T>
+Result<void> readData(const json& j, DataSchema& schema, Data<T>& data) {
+  if (!j.is_object()) return fail("data: must be an object of named entries");
+  for (const auto& [key, entry] : j.items()) {
+    std::string where = fmt::format("data '{}'", key);
+    if (!entry.is_object()) return fail(where + ": must be an object");
+    if (entry.contains("indices")) {
+      if (auto ok = onlyKeys(entry, {"indices"}, where); !ok) return std::unexpected(ok.error());
+      if (!entry["indices"].is_array()) return fail(where + ": 'indices' must be an array");
+      std::vector<std::size_t> rows;
+      for (std::size_t i = 0; i < entry["indices"].size(); ++i) {
+        auto r = readCount(entry["indices"][i], fmt::format("{}: index {}", where, i));
+        if (!r) return std::unexpected(r.error());
+        rows.push_back(*r);
+      }
+      schema.indices[key] = std::move(rows);
+      continue;
+    }
+    if (auto ok = onlyKeys(entry, {"shape", "values"}, where); !ok) return std::unexpected(ok.error());
+    if (!entry.contains("shape") || !entry.contains("values"))
+      return fail(where + ": needs 'shape' and 'values' (a tensor) or 'indices' (an index list)");
+    auto shape = readShape(entry["shape"], where + ": 'shape'");
+    if (!shape) return std::unexpected(shape.error());
+    auto values = readTensorValues<T>(entry["values"], *shape, where + ": values");
+    if (!values) return std::unexpected(values.error());
+    schema.tensors[key] = *shape;
+    data[key] = std::move(*values);
+  }
+  return {};
+}
+
+template <class T>
+Result<Pack<T>> readSeeds(const json& root, const Graph<T>& graph, std::size_t output) {
+  Pack<T> seeds;
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) seeds.push_back(kernels::zeros<T>(graph.shapeAt(p)));
+  if (root.contains("seeds")) {
+    const json& pack = root["seeds"];
+    if (!pack.is_object()) return fail("seeds: must be an object from positions to values");
+    for (const auto& [key, values] : pack.items()) {
+      std::size_t p = 0;
+      auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), p);
+      if (ec != std::errc() || end != key.data() + key.size() || key.empty())
+        return fail(fmt::format("seeds: key '{}' is not a position", key));
+      if (p >= graph.positionCount())
+        return fail(fmt::format("seeds: position {} is out of range (the graph has {} positions)", p,
+                                graph.positionCount()));
+      auto tensor = readTensorValues<T>(values, graph.shapeAt(p), fmt::format("seeds '{}'", key));
+      if (!tensor) return std::unexpected(tensor.error());
+      seeds[p] = std::move(*tensor);
+    }
+    return seeds;
+  }
+  if (root.contains("seed")) {
+    auto tensor = readTensorValues<T>(root["seed"], graph.shapeAt(output), fmt::format("seed (position {})", output));
+    if (!tensor) return std::unexpected(tensor.error());
+    seeds[output] = std::move(*tensor);
+  } else {
+    seeds[output] = Tensor<T>::filled(graph.shapeAt(output), one<T>());
+  }
+  return seeds;
+}
+
+template <class T>
+Result<Case<T>> readRoot(const json& root) {
+  if (!root.is_object()) return fail("the document must be a JSON object");
+  if (auto ok = onlyKeys(root, {"tapecheck", "description", "inputs", "data", "nodes", "values", "output", "seed",
+                                "seeds", "failure"},
+                         "document");
+      !ok)
+    return std::unexpected(ok.error());
+  if (!root.contains("tapecheck")) return fail("document: missing \"tapecheck\": 1 (the format version)");
+  if (root["tapecheck"] != 1)
+    return fail(fmt::format("document: unsupported format version {} (this tapecheck reads version 1)",
+                            root["tapecheck"].dump()));
+  if (!root.contains("inputs") || !root["inputs"].is_array()) return fail("inputs: missing or not an array");
+  std::vector<Shape> inputs;
+  for (std::size_t i = 0; i < root["inputs"].size(); ++i) {
+    const json& input = root["inputs"][i];
+    std::string where = fmt::format("input {}", i);
+    if (!input.is_object() || !input.contains("shape")) return fail(where + ": must be an object with a 'shape'");
+    if (auto ok = onlyKeys(input, {"shape"}, where); !ok) return std::unexpected(ok.error());
+    auto shape = readShape(input["shape"], where);
+    if (!shape) return std::unexpected(shape.error());
+    inputs.push_back(*shape);
+  }
+  Case<T> result;
+  DataSchema schema;
+  if (root.contains("data"))
+    if (auto ok = readData<T>(root["data"], schema, result.data); !ok) return std::unexpected(ok.error());
+  auto builder = GraphBuilder<T>::create(std::move(inputs), std::move(schema));
+  if (!builder) return std::unexpected(builder.error());
+  if (root.contains("nodes")) {
+    if (!root["nodes"].is_array()) return fail("nodes: must be an array");
+    for (const json& node : root["nodes"])
+      if (auto ok = readNode(*builder, node); !ok) return std::unexpected(ok.error());
+  }
+  result.graph = std::move(*builder).build();
+  const Graph<T>& graph = result.graph;
+  if (graph.positionCount() == 0) return fail("document: the graph has no inputs and no nodes");
+  if (root.contains("values")) {
+    const json& values = root["values"];
+    if (!values.is_array() || values.size() != graph.inputs.size())
+      return fail(fmt::format("values: needs one array per input ({}), got {}", graph.inputs.size(),
+                              values.is_array() ? std::to_string(values.size()) : std::string(values.type_name())));
+    Pack<T> pack;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      auto tensor = readTensorValues<T>(values[i], graph.inputs[i], fmt::format("values[{}]", i));
+      if (!tensor) return std::unexpected(tensor.error());
+      pack.push_back(std::move(*tensor));
+    }
+    result.inputs = std::move(pack);
+  }
+  result.output = graph.positionCount() - 1;
+  if (root.contains("output")) {
+    auto output = readCount(root["output"], "output");
+    if (!output) return std::unexpected(output.error());
+    if (*output >= graph.positionCount())
+      return fail(fmt::format("output: position {} is out of range (the graph has {} positions)", *output,
+                              graph.positionCount()));
+    result.output = *output;
+  }
+  auto seeds = readSeeds(root, graph, result.output);
+  if (!seeds) return std::unexpected(seeds.error());
+  result.seeds = std::move(*seeds);
+  if (root.contains("failure")) result.failureJson = root["failure"].dump();
+  return result;
+}
+
+template <class T>
+json tensorToJson(const Tensor<T>& tensor) {
+  json values = json::array();
+  for (const T& v : tensor.values) values.push_back(Carrier<T>::format(v));
+  return json{{"shape", tensor.shape}, {"values", std::move(values)}};
+}
+
+template <class T>
+json valuesToJson(const std::vector<T>& values) {
+  json out = json::array();
+  for (const T& v : values) out.push_back(Carrier<T>::format(v));
+  return out;
+}
+
+template <class T>
+json nodeToJson(const Node<T>& node) {
+  json out{{"op", std::string(opName(node.op))}, {"args", node.args}};
+  json attrs = json::object();
+  const Attrs<T>& a = node.attrs;
+  switch (node.op) {
+    case OpKind::scale: attrs["c"] = Carrier<T>::format(*a.c); break;
+    case OpKind::clamp:
+      attrs["lo"] = Carrier<T>::format(*a.lo);
+      attrs["hi"] = Carrier<T>::format(*a.hi);
+      break;
+    case OpKind::sum_axis: attrs["axis"] = a.axis; break;
+    case OpKind::slice0:
+      attrs["start"] = a.start;
+      attrs["len"] = a.len;
+      break;
+    case OpKind::reshape:
+    case OpKind::broadcast: attrs["shape"] = a.shape; break;
+    case OpKind::constant:
+      attrs["shape"] = a.shape;
+      attrs["values"] = valuesToJson(a.values);
+      break;
+    case OpKind::mask:
+    case OpKind::gather0: attrs["key"] = a.key; break;
+    case OpKind::opaque: attrs["name"] = a.opaque->name; break;
+    default: break;
+  }
+  if (!attrs.empty()) out["attrs"] = std::move(attrs);
+  out["shape"] = node.shape;
+  return out;
+}
+
+}  // namespace io_detail
+
+template <class T>
+Result<Case<T>> parseCase(std::string_view text) {
+  using nlohmann::json;
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::exception& e) {
+    return fail(fmt::format("malformed JSON: {}", e.what()));
+  }
+  try {
+    return io_detail::readRoot<T>(root);
+  } catch (const json::exception& e) {  // a safety net: every access above is checked first
+    return fail(fmt::format("malformed document: {}", e.what()));
+  }
+}
+
+template <class T>
+Result<Case<T>> readCaseFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(fmt::format("{}: cannot open the file", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return fail(fmt::format("{}: cannot read the file", path.string()));
+  return within(path.string(), parseCase<T>(text.str()));
+}
+
+template <class T>
+nlohmann::json packToJson(const Pack<T>& pack) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Tensor<T>& t : pack) out.push_back(io_detail::tensorToJson(t));
+  return out;
+}
+
+template <class T>
+std::string writeCase(const Case<T>& c) {
+  using nlohmann::json;
+  const Graph<T>& graph = c.graph;
+  json root = json::object();
+  root["tapecheck"] = 1;
+  json inputs = json::array();
+  for (const Shape& s : graph.inputs) inputs.push_back(json{{"shape", s}});
+  root["inputs"] = std::move(inputs);
+  json data = json::object();
+  for (const auto& [key, tensor] : c.data) data[key] = io_detail::tensorToJson(tensor);
+  for (const auto& [key, rows] : graph.schema.indices) data[key] = json{{"indices", rows}};
+  if (!data.empty()) root["data"] = std::move(data);
+  json nodes = json::array();
+  for (const Node<T>& node : graph.nodes) nodes.push_back(io_detail::nodeToJson(node));
+  root["nodes"] = std::move(nodes);
+  if (c.inputs) {
+    json values = json::array();
+    for (const Tensor<T>& t : *c.inputs) values.push_back(io_detail::valuesToJson(t.values));
+    root["values"] = std::move(values);
+  }
+  root["output"] = c.output;
+  json seeds = json::object();
+  for (std::size_t p = 0; p < c.seeds.size(); ++p) {
+    bool allZero = true;
+    for (const T& v : c.seeds[p].values) allZero = allZero && Carrier<T>::same(v, zero<T>());
+    if (!allZero) seeds[std::to_string(p)] = io_detail::valuesToJson(c.seeds[p].values);
+  }
+  root["seeds"] = std::move(seeds);
+  if (!c.failureJson.empty()) root["failure"] = json::parse(c.failureJson);
+  return root.dump(2) + "\n";
+}
+
+}  // namespace tc

@@ -1,0 +1,24 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+
+namespace tc {
+
+//! A named per-position column of a listing ("value", "gradient", ...).
+template <class T>
+struct ListingColumn {
+  std::string name;
+  const Pack<T>& pack;
+};
+
+//! One block per position: "position  op(args) attributes  shape", then one line per column.
+template <class T>
+std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns);
+
+//! "matmul(0, 1)", "scale(3) c=-1/2", "opaque twice(2)", "input".
+template <class T>
+std::string formatNodeCall(const Graph<T>& graph, std::size_t position);
+
+}  // namespace tc

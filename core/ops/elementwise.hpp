@@ -1,0 +1,360 @@
+#pragma once
+// Elementwise ops: one struct per op holding its shape rule, forward, terms and validation.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "core/ops/op_call.h"
+#include "core/ops/kernels.h"
+
+namespace tc::ops {
+
+using kernels::map;
+using kernels::zip;
+using kernels::zip3;
+
+//! Common shape rules and defaults of op definitions.
+struct OpBase {
+  template <class T>
+  static DomainError validate(const OpCall<T>&) { return std::nullopt; }
+};
+
+struct UnaryBase : OpBase {
+  static constexpr std::size_t arity = 1;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) { return c.arg(0); }
+};
+
+struct BinaryBase : OpBase {
+  static constexpr std::size_t arity = 2;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (c.arg(0) != c.arg(1))
+      return fail(fmt::format("arguments have shapes {} and {}; they must be equal", formatShape(c.arg(0)),
+                              formatShape(c.arg(1))));
+    return c.arg(0);
+  }
+};
+
+// A unary op whose forward applies `D::apply` to every element.
+template <class D>
+struct PointwiseUnary : UnaryBase {
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return map(c.arg(0), [](const T& x) { return D::apply(x); }); }
+};
+
+template <class T>
+bool anyZero(const Tensor<T>& x) {
+  for (const T& v : x.values)
+    if (v == zero<T>()) return true;
+  return false;
+}
+
+struct Add : BinaryBase {
+  static constexpr OpKind kind = OpKind::add;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a + b; }); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, ct});
+    out.push_back({1, ct});
+  }
+};
+
+struct Sub : BinaryBase {
+  static constexpr OpKind kind = OpKind::sub;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a - b; }); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, ct});
+    out.push_back({1, map(ct, [](const T& g) { return -g; })});
+  }
+};
+
+struct Mul : BinaryBase {
+  static constexpr OpKind kind = OpKind::mul;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a * b; }); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    auto times = [](const T& g, const T& v) { return g * v; };
+    out.push_back({0, zip(ct, c.arg(1), times)});
+    out.push_back({1, zip(ct, c.arg(0), times)});
+  }
+};
+
+struct Div : BinaryBase {
+  static constexpr OpKind kind = OpKind::div;
+  static constexpr Requirement needs = Requirement::field;
+  template <class T>
+  static DomainError validate(const OpCall<T>& c) {
+    if (Carrier<T>::caps.exact && anyZero(c.arg(1))) return "divisor contains 0";
+    return std::nullopt;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a / b; }); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(1), [](const T& g, const T& b) { return g / b; })});
+    out.push_back({1, zip3(ct, c.arg(0), c.arg(1), [](const T& g, const T& a, const T& b) { return -((g * a) / (b * b)); })});
+  }
+};
+
+// max and min: the winner gets ct, the loser the carrier's zero; a tie (or an unordered pair)
+// gives each ct/2. `Wins(a, b)` says that a strictly beats b.
+template <OpKind Kind, class Wins>
+struct Select : BinaryBase {
+  static constexpr OpKind kind = Kind;
+  static constexpr Requirement needs = Requirement::orderedField;
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) {
+      if (Wins{}(a, b)) return a;
+      if (Wins{}(b, a)) return b;
+      if (a == b) return a;
+      if constexpr (std::numeric_limits<T>::has_quiet_NaN) return std::numeric_limits<T>::quiet_NaN();
+      return a;  // exact ordered carriers are totally ordered
+    });
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const T two = Carrier<T>::fromInt(2);
+    auto share = [&](bool first) {
+      return zip3(ct, c.arg(0), c.arg(1), [&](const T& g, const T& a, const T& b) {
+        const T& mine = first ? a : b;
+        const T& other = first ? b : a;
+        if (Wins{}(mine, other)) return g;
+        if (Wins{}(other, mine)) return zero<T>();
+        return g / two;
+      });
+    };
+    out.push_back({0, share(true)});
+    out.push_back({1, share(false)});
+  }
+};
+struct Greater {
+  template <class T>
+  bool operator()(const T& a, const T& b) const { return a > b; }
+};
+struct Less {
+  template <class T>
+  bool operator()(const T& a, const T& b) const { return a < b; }
+};
+using Max = Select<OpKind::max, Greater>;
+using Min = Select<OpKind::min, Less>;
+
+struct Neg : PointwiseUnary<Neg> {
+  static constexpr OpKind kind = OpKind::neg;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static T apply(const T& x) { return -x; }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, map(ct, [](const T& g) { return -g; })});
+  }
+};
+
+struct Square : PointwiseUnary<Square> {
+  static constexpr OpKind kind = OpKind::square;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static T apply(const T& x) { return x * x; }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const T two = Carrier<T>::fromInt(2);
+    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) { return (two * x) * g; })});
+  }
+};
+
+struct Scale : UnaryBase {
+  static constexpr OpKind kind = OpKind::scale;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (!c.attrs.c) return fail("missing attribute 'c'");
+    return c.arg(0);
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const T& k = *c.attrs().c;
+    return map(c.arg(0), [&](const T& x) { return k * x; });
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const T& k = *c.attrs().c;
+    out.push_back({0, map(ct, [&](const T& g) { return k * g; })});
+  }
+};
+
+struct Inv : PointwiseUnary<Inv> {
+  static constexpr OpKind kind = OpKind::inv;
+  static constexpr Requirement needs = Requirement::field;
+  template <class T>
+  static DomainError validate(const OpCall<T>& c) {
+    if (Carrier<T>::caps.exact && anyZero(c.arg(0))) return "input contains 0";
+    return std::nullopt;
+  }
+  template <class T>
+  static T apply(const T& x) { return one<T>() / x; }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return -(g / (x * x)); })});
+  }
+};
+
+struct Relu : PointwiseUnary<Relu> {
+  static constexpr OpKind kind = OpKind::relu;
+  static constexpr Requirement needs = Requirement::ordered;
+  template <class T>
+  static T apply(const T& x) { return x > zero<T>() ? x : zero<T>(); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(c.arg(0), ct, [](const T& x, const T& g) { return x > zero<T>() ? g : zero<T>(); })});
+  }
+};
+
+struct Abs : PointwiseUnary<Abs> {
+  static constexpr OpKind kind = OpKind::abs;
+  static constexpr Requirement needs = Requirement::ordered;
+  template <class T>
+  static T apply(const T& x) {
+    if constexpr (Carrier<T>::caps.transcendental) return Carrier<T>::abs(x);  // clears the sign, NaN too
+    else return x < zero<T>() ? -x : x;
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(c.arg(0), ct, [](const T& x, const T& g) {
+                     return x > zero<T>() ? g : (x < zero<T>() ? -g : zero<T>());
+                   })});
+  }
+};
+
+struct Clamp : UnaryBase {
+  static constexpr OpKind kind = OpKind::clamp;
+  static constexpr Requirement needs = Requirement::ordered;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (!c.attrs.lo || !c.attrs.hi) return fail("missing attribute 'lo' or 'hi'");
+    if (!(*c.attrs.lo <= *c.attrs.hi))
+      return fail(fmt::format("needs lo <= hi, got lo = {} and hi = {}", Carrier<T>::format(*c.attrs.lo),
+                              Carrier<T>::format(*c.attrs.hi)));
+    return c.arg(0);
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const T& lo = *c.attrs().lo;
+    const T& hi = *c.attrs().hi;
+    return map(c.arg(0), [&](const T& x) { return x < lo ? lo : (x > hi ? hi : x); });
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const T& lo = *c.attrs().lo;
+    const T& hi = *c.attrs().hi;
+    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) { return lo <= x && x <= hi ? g : zero<T>(); })});
+  }
+};
+
+// Transcendental ops exist only on IEEE carriers; `C` below is Carrier<T>.
+struct Exp : PointwiseUnary<Exp> {
+  static constexpr OpKind kind = OpKind::exp;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::exp(x); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, y, [](const T& g, const T& e) { return g * e; })});
+  }
+};
+
+struct Log : PointwiseUnary<Log> {
+  static constexpr OpKind kind = OpKind::log;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static DomainError validate(const OpCall<T>& c) {
+    for (const T& x : c.arg(0).values)
+      if (!(x > zero<T>())) return "input contains values <= 0 or NaN";
+    return std::nullopt;
+  }
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::log(x); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g / x; })});
+  }
+};
+
+struct Sqrt : PointwiseUnary<Sqrt> {
+  static constexpr OpKind kind = OpKind::sqrt;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::sqrt(x); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    const T two = Carrier<T>::fromInt(2);
+    out.push_back({0, zip(ct, y, [&](const T& g, const T& r) { return g / (two * r); })});
+  }
+};
+
+struct Tanh : PointwiseUnary<Tanh> {
+  static constexpr OpKind kind = OpKind::tanh;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::tanh(x); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - t * t); })});
+  }
+};
+
+struct Sigmoid : PointwiseUnary<Sigmoid> {
+  static constexpr OpKind kind = OpKind::sigmoid;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return one<T>() / (one<T>() + Carrier<T>::exp(-x)); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (s * (one<T>() - s)); })});
+  }
+};
+
+struct Softplus : PointwiseUnary<Softplus> {
+  static constexpr OpKind kind = OpKind::softplus;
+  static constexpr Requirement needs = Requirement::transcendental;
+  // log(1 + exp(x)), written so that large x does not overflow.
+  template <class T>
+  static T apply(const T& x) {
+    return x > zero<T>() ? x + Carrier<T>::log1p(Carrier<T>::exp(-x)) : Carrier<T>::log1p(Carrier<T>::exp(x));
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Sigmoid::apply(x); })});
+  }
+};
+
+struct Sin : PointwiseUnary<Sin> {
+  static constexpr OpKind kind = OpKind::sin;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::sin(x); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Carrier<T>::cos(x); })});
+  }
+};
+
+struct Cos : PointwiseUnary<Cos> {
+  static constexpr OpKind kind = OpKind::cos;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::cos(x); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return -(g * Carrier<T>::sin(x)); })});
+  }
+};
+
+}  // namespace tc::ops

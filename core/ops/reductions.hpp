@@ -1,0 +1,358 @@
+#pragma once
+// Reductions and linear algebra. Every inner sum is a left fold from the carrier's zero in
+// increasing index order; an outer product is a plain product.
+#include "core/ops/elementwise.hpp"
+
+namespace tc::ops {
+
+using kernels::innerSize;
+using kernels::zeros;
+
+template <class T>
+Tensor<T> scalar(T value) {
+  return Tensor<T>(Shape{}, std::vector<T>{std::move(value)});
+}
+
+struct Sum : UnaryBase {
+  static constexpr OpKind kind = OpKind::sum;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    T acc = zero<T>();
+    for (const T& x : c.arg(0).values) acc = acc + x;
+    return scalar(acc);
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, ct[0])});
+  }
+};
+
+struct SumAxis : UnaryBase {
+  static constexpr OpKind kind = OpKind::sum_axis;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    const Shape& x = c.arg(0);
+    if (c.attrs.axis >= x.size())
+      return fail(fmt::format("axis {} is out of range for shape {}", c.attrs.axis, formatShape(x)));
+    Shape out = x;
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(c.attrs.axis));
+    return out;
+  }
+  // Visits (outer, j, inner) so that x's flat index is (outer * n + j) * inner + i.
+  struct Layout {
+    std::size_t outer, n, inner;
+    Layout(const Shape& x, std::size_t axis)
+        : outer(elementCount(Shape(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis)))),
+          n(x[axis]),
+          inner(innerSize(x, axis + 1)) {}
+  };
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& x = c.arg(0);
+    Layout l(x.shape, c.attrs().axis);
+    Tensor<T> out = zeros<T>(c.node.shape);
+    for (std::size_t o = 0; o < l.outer; ++o)
+      for (std::size_t i = 0; i < l.inner; ++i) {
+        T acc = zero<T>();
+        for (std::size_t j = 0; j < l.n; ++j) acc = acc + x[(o * l.n + j) * l.inner + i];
+        out[o * l.inner + i] = acc;
+      }
+    return out;
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const Tensor<T>& x = c.arg(0);
+    Layout l(x.shape, c.attrs().axis);
+    Tensor<T> g = zeros<T>(x.shape);
+    for (std::size_t o = 0; o < l.outer; ++o)
+      for (std::size_t j = 0; j < l.n; ++j)
+        for (std::size_t i = 0; i < l.inner; ++i) g[(o * l.n + j) * l.inner + i] = ct[o * l.inner + i];
+    out.push_back({0, std::move(g)});
+  }
+};
+
+struct Mean : UnaryBase {
+  static constexpr OpKind kind = OpKind::mean;
+  static constexpr Requirement needs = Requirement::field;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
+  template <class T>
+  static T count(const Tensor<T>& x) { return Carrier<T>::fromInt(static_cast<std::int64_t>(x.size())); }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    Tensor<T> total = Sum::forward(c);
+    return scalar(total[0] / count(c.arg(0)));
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, ct[0] / count(c.arg(0)))});
+  }
+};
+
+struct Dot : OpBase {
+  static constexpr OpKind kind = OpKind::dot;
+  static constexpr std::size_t arity = 2;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (c.arg(0).size() != 1 || c.arg(0) != c.arg(1))
+      return fail(fmt::format("needs two vectors of one length, got {} and {}", formatShape(c.arg(0)),
+                              formatShape(c.arg(1))));
+    return Shape{};
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    T acc = zero<T>();
+    for (std::size_t i = 0; i < c.arg(0).size(); ++i) acc = acc + c.arg(0)[i] * c.arg(1)[i];
+    return scalar(acc);
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, map(c.arg(1), [&](const T& b) { return ct[0] * b; })});
+    out.push_back({1, map(c.arg(0), [&](const T& a) { return ct[0] * a; })});
+  }
+};
+
+struct Matmul : OpBase {
+  static constexpr OpKind kind = OpKind::matmul;
+  static constexpr std::size_t arity = 2;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    const Shape& a = c.arg(0);
+    const Shape& b = c.arg(1);
+    if (a.size() == 2 && (b.size() == 1 || b.size() == 2) && a[1] == b[0])
+      return b.size() == 2 ? Shape{a[0], b[1]} : Shape{a[0]};
+    return fail(fmt::format("needs [m, k] x [k, n] or [m, k] x [k], got {} x {}", formatShape(a), formatShape(b)));
+  }
+  // A vector right operand is a [k, 1] matrix whose product with ct has no inner sum.
+  static std::size_t columns(const Shape& b) { return b.size() == 2 ? b[1] : 1; }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& a = c.arg(0);
+    const Tensor<T>& b = c.arg(1);
+    std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
+    Tensor<T> out = zeros<T>(c.node.shape);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        T acc = zero<T>();
+        for (std::size_t l = 0; l < k; ++l) acc = acc + a[i * k + l] * b[l * n + j];
+        out[i * n + j] = acc;
+      }
+    return out;
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const Tensor<T>& a = c.arg(0);
+    const Tensor<T>& b = c.arg(1);
+    std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
+    bool vector = b.shape.size() == 1;
+    Tensor<T> ga = zeros<T>(a.shape);  // ct · bᵀ
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t l = 0; l < k; ++l) {
+        if (vector) {
+          ga[i * k + l] = ct[i] * b[l];
+          continue;
+        }
+        T acc = zero<T>();
+        for (std::size_t j = 0; j < n; ++j) acc = acc + ct[i * n + j] * b[l * n + j];
+        ga[i * k + l] = acc;
+      }
+    Tensor<T> gb = zeros<T>(b.shape);  // aᵀ · ct
+    for (std::size_t l = 0; l < k; ++l)
+      for (std::size_t j = 0; j < n; ++j) {
+        T acc = zero<T>();
+        for (std::size_t i = 0; i < m; ++i) acc = acc + a[i * k + l] * ct[i * n + j];
+        gb[l * n + j] = acc;
+      }
+    out.push_back({0, std::move(ga)});
+    out.push_back({1, std::move(gb)});
+  }
+};
+
+struct Transpose : UnaryBase {
+  static constexpr OpKind kind = OpKind::transpose;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (c.arg(0).size() != 2) return fail(fmt::format("needs a matrix, got {}", formatShape(c.arg(0))));
+    return Shape{c.arg(0)[1], c.arg(0)[0]};
+  }
+  template <class T>
+  static Tensor<T> transposed(const Tensor<T>& x) {
+    std::size_t rows = x.shape[0], cols = x.shape[1];
+    Tensor<T> out = zeros<T>(Shape{cols, rows});
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) out[j * rows + i] = x[i * cols + j];
+    return out;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return transposed(c.arg(0)); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, transposed(ct)});
+  }
+};
+
+struct Linear : OpBase {
+  static constexpr OpKind kind = OpKind::linear;
+  static constexpr std::size_t arity = 3;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    const Shape& w = c.arg(0);
+    const Shape& x = c.arg(1);
+    const Shape& b = c.arg(2);
+    if (w.size() == 2 && x == Shape{w[1]} && b == Shape{w[0]}) return Shape{w[0]};
+    return fail(fmt::format("needs W [m, k], x [k], b [m], got {}, {}, {}", formatShape(w), formatShape(x),
+                            formatShape(b)));
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& w = c.arg(0);
+    const Tensor<T>& x = c.arg(1);
+    const Tensor<T>& b = c.arg(2);
+    std::size_t m = w.shape[0], k = w.shape[1];
+    Tensor<T> out = zeros<T>(Shape{m});
+    for (std::size_t i = 0; i < m; ++i) {
+      T acc = zero<T>();
+      for (std::size_t l = 0; l < k; ++l) acc = acc + w[i * k + l] * x[l];
+      out[i] = acc + b[i];
+    }
+    return out;
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const Tensor<T>& w = c.arg(0);
+    const Tensor<T>& x = c.arg(1);
+    std::size_t m = w.shape[0], k = w.shape[1];
+    Tensor<T> gw = zeros<T>(w.shape);  // ct ⊗ x
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t l = 0; l < k; ++l) gw[i * k + l] = ct[i] * x[l];
+    Tensor<T> gx = zeros<T>(x.shape);  // Wᵀ ct
+    for (std::size_t l = 0; l < k; ++l) {
+      T acc = zero<T>();
+      for (std::size_t i = 0; i < m; ++i) acc = acc + w[i * k + l] * ct[i];
+      gx[l] = acc;
+    }
+    out.push_back({0, std::move(gw)});
+    out.push_back({1, std::move(gx)});
+    out.push_back({2, ct});
+  }
+};
+
+struct MseLoss : BinaryBase {
+  static constexpr OpKind kind = OpKind::mse_loss;
+  static constexpr Requirement needs = Requirement::field;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto same = BinaryBase::shape(c);
+    if (!same) return same;
+    return Shape{};
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    T acc = zero<T>();
+    for (std::size_t i = 0; i < c.arg(0).size(); ++i) {
+      T d = c.arg(0)[i] - c.arg(1)[i];
+      acc = acc + d * d;
+    }
+    return scalar(acc / Mean::count(c.arg(0)));
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    const T two = Carrier<T>::fromInt(2);
+    const T n = Mean::count(c.arg(0));
+    Tensor<T> ga = zip(c.arg(0), c.arg(1), [&](const T& a, const T& b) { return ((ct[0] * two) * (a - b)) / n; });
+    Tensor<T> gb = map(ga, [](const T& g) { return -g; });
+    out.push_back({0, std::move(ga)});
+    out.push_back({1, std::move(gb)});
+  }
+};
+
+// Softmax along the last axis, computed per row after subtracting the row's maximum.
+struct SoftmaxRows {
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    if (c.arg(0).empty()) return fail("needs at least one axis");
+    return c.arg(0);
+  }
+  template <class T, class F>
+  static void forEachRow(const Tensor<T>& x, F f) {
+    std::size_t n = x.shape.back();
+    for (std::size_t start = 0; start < x.size(); start += n) f(start, n);
+  }
+  // Returns the row's maximum and the left fold of exp(x - max).
+  template <class T>
+  static std::pair<T, T> maxAndTotal(const Tensor<T>& x, std::size_t start, std::size_t n) {
+    T m = x[start];
+    for (std::size_t i = 1; i < n; ++i)
+      if (x[start + i] > m) m = x[start + i];
+    T total = zero<T>();
+    for (std::size_t i = 0; i < n; ++i) total = total + Carrier<T>::exp(x[start + i] - m);
+    return {m, total};
+  }
+};
+
+struct SoftmaxLast : UnaryBase {
+  static constexpr OpKind kind = OpKind::softmax_last;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) { return SoftmaxRows::shape(c); }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& x = c.arg(0);
+    Tensor<T> y = zeros<T>(x.shape);
+    SoftmaxRows::forEachRow(x, [&](std::size_t start, std::size_t n) {
+      auto [m, total] = SoftmaxRows::maxAndTotal(x, start, n);
+      for (std::size_t i = 0; i < n; ++i) y[start + i] = Carrier<T>::exp(x[start + i] - m) / total;
+    });
+    return y;
+  }
+  // dx = y ⊙ (ct − Σ ct ⊙ y) per row.
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> g = zeros<T>(y.shape);
+    SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
+      T inner = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) inner = inner + ct[start + i] * y[start + i];
+      for (std::size_t i = 0; i < n; ++i) g[start + i] = y[start + i] * (ct[start + i] - inner);
+    });
+    out.push_back({0, std::move(g)});
+  }
+};
+
+struct LogSoftmaxLast : UnaryBase {
+  static constexpr OpKind kind = OpKind::log_softmax_last;
+  static constexpr Requirement needs = Requirement::transcendental;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) { return SoftmaxRows::shape(c); }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& x = c.arg(0);
+    Tensor<T> y = zeros<T>(x.shape);
+    SoftmaxRows::forEachRow(x, [&](std::size_t start, std::size_t n) {
+      auto [m, total] = SoftmaxRows::maxAndTotal(x, start, n);
+      T logTotal = Carrier<T>::log(total);
+      for (std::size_t i = 0; i < n; ++i) y[start + i] = (x[start + i] - m) - logTotal;
+    });
+    return y;
+  }
+  // dx = ct − exp(y) · Σ ct per row.
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> g = zeros<T>(y.shape);
+    SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
+      T total = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) total = total + ct[start + i];
+      for (std::size_t i = 0; i < n; ++i) g[start + i] = ct[start + i] - Carrier<T>::exp(y[start + i]) * total;
+    });
+    out.push_back({0, std::move(g)});
+  }
+};
+
+}  // namespace tc::ops

@@ -1,0 +1,233 @@
+#pragma once
+// Ops that move values (reshape, broadcast, concat0, slice0, const, detach) and ops that read
+// the data Δ (mask, gather0), plus the opaque op.
+#include "core/graph/opaque.h"
+#include "core/ops/reductions.hpp"
+
+namespace tc::ops {
+
+struct Reshape : UnaryBase {
+  static constexpr OpKind kind = OpKind::reshape;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto size = checkShape(c.attrs.shape);
+    if (!size) return std::unexpected(size.error());
+    if (*size != elementCount(c.arg(0)))
+      return fail(fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", formatShape(c.arg(0)),
+                              elementCount(c.arg(0)), formatShape(c.attrs.shape), *size));
+    return c.attrs.shape;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.node.shape, c.arg(0).values); }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, Tensor<T>(c.arg(0).shape, ct.values)});
+  }
+};
+
+struct Broadcast : UnaryBase {
+  static constexpr OpKind kind = OpKind::broadcast;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto size = checkShape(c.attrs.shape);
+    if (!size) return std::unexpected(size.error());
+    const Shape& x = c.arg(0);
+    const Shape& target = c.attrs.shape;
+    bool suffix = x.size() <= target.size() && std::equal(x.begin(), x.end(), target.end() - static_cast<std::ptrdiff_t>(x.size()));
+    if (!suffix)
+      return fail(fmt::format("shape {} is not a suffix of {}", formatShape(x), formatShape(target)));
+    return target;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& x = c.arg(0);
+    Tensor<T> out = zeros<T>(c.node.shape);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = x[i % x.size()];
+    return out;
+  }
+  // ct summed over the leading dimensions, copies in increasing order.
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> g = zeros<T>(c.arg(0).shape);
+    for (std::size_t i = 0; i < ct.size(); ++i) g[i % g.size()] = g[i % g.size()] + ct[i];
+    out.push_back({0, std::move(g)});
+  }
+};
+
+struct Concat0 : OpBase {
+  static constexpr OpKind kind = OpKind::concat0;
+  static constexpr std::size_t arity = 2;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    const Shape& a = c.arg(0);
+    const Shape& b = c.arg(1);
+    if (a.empty() || a.size() != b.size() || !std::equal(a.begin() + 1, a.end(), b.begin() + 1))
+      return fail(fmt::format("needs [m, ...] and [n, ...] with equal trailing dimensions, got {} and {}",
+                              formatShape(a), formatShape(b)));
+    Shape out = a;
+    out[0] = a[0] + b[0];
+    auto size = checkShape(out);
+    if (!size) return std::unexpected(size.error());
+    return out;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    std::vector<T> values = c.arg(0).values;
+    values.insert(values.end(), c.arg(1).values.begin(), c.arg(1).values.end());
+    return Tensor<T>(c.node.shape, std::move(values));
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    auto split = ct.values.begin() + static_cast<std::ptrdiff_t>(c.arg(0).size());
+    out.push_back({0, Tensor<T>(c.arg(0).shape, std::vector<T>(ct.values.begin(), split))});
+    out.push_back({1, Tensor<T>(c.arg(1).shape, std::vector<T>(split, ct.values.end()))});
+  }
+};
+
+struct Slice0 : UnaryBase {
+  static constexpr OpKind kind = OpKind::slice0;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    const Shape& x = c.arg(0);
+    std::size_t start = c.attrs.start, len = c.attrs.len;
+    if (x.empty()) return fail("needs at least one axis, got a scalar");
+    if (len == 0 || start >= x[0] || len > x[0] - start)
+      return fail(fmt::format("rows [{}, {}+{}) are out of range for {} rows (len must be at least 1)", start, start,
+                              len, x[0]));
+    Shape out = x;
+    out[0] = len;
+    return out;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    std::size_t row = innerSize(c.arg(0).shape, 1);
+    auto first = c.arg(0).values.begin() + static_cast<std::ptrdiff_t>(c.attrs().start * row);
+    return Tensor<T>(c.node.shape, std::vector<T>(first, first + static_cast<std::ptrdiff_t>(c.attrs().len * row)));
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> g = zeros<T>(c.arg(0).shape);
+    std::size_t offset = c.attrs().start * innerSize(g.shape, 1);
+    for (std::size_t i = 0; i < ct.size(); ++i) g[offset + i] = ct[i];
+    out.push_back({0, std::move(g)});
+  }
+};
+
+struct Constant : OpBase {
+  static constexpr OpKind kind = OpKind::constant;
+  static constexpr std::size_t arity = 0;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto size = checkShape(c.attrs.shape);
+    if (!size) return std::unexpected(size.error());
+    if (*size != c.attrs.values.size())
+      return fail(fmt::format("shape {} needs {} values, got {}", formatShape(c.attrs.shape), *size,
+                              c.attrs.values.size()));
+    return c.attrs.shape;
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.attrs().shape, c.attrs().values); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {}
+};
+
+struct Detach : PointwiseUnary<Detach> {
+  static constexpr OpKind kind = OpKind::detach;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static T apply(const T& x) { return Carrier<T>::detach(x); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {}
+};
+
+struct Mask : UnaryBase {
+  static constexpr OpKind kind = OpKind::mask;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto entry = c.schema.tensors.find(c.attrs.key);
+    if (entry == c.schema.tensors.end()) return fail(fmt::format("data has no tensor '{}'", c.attrs.key));
+    if (entry->second != c.arg(0))
+      return fail(fmt::format("data tensor '{}' has shape {}, argument has shape {}", c.attrs.key,
+                              formatShape(entry->second), formatShape(c.arg(0))));
+    return c.arg(0);
+  }
+  template <class T>
+  static const Tensor<T>& maskOf(const OpCall<T>& c) { return c.data.at(c.attrs().key); }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    return zip(c.arg(0), maskOf(c), [](const T& x, const T& m) { return x * m; });
+  }
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, maskOf(c), [](const T& g, const T& m) { return g * m; })});
+  }
+};
+
+struct Gather0 : UnaryBase {
+  static constexpr OpKind kind = OpKind::gather0;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    auto entry = c.schema.indices.find(c.attrs.key);
+    if (entry == c.schema.indices.end()) return fail(fmt::format("data has no index list '{}'", c.attrs.key));
+    const Shape& x = c.arg(0);
+    if (x.empty()) return fail("needs at least one axis, got a scalar");
+    const auto& rows = entry->second;
+    if (rows.empty()) return fail(fmt::format("index list '{}' is empty", c.attrs.key));
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      if (rows[j] >= x[0])
+        return fail(fmt::format("index {} of '{}' is {}, out of range for {} rows", j, c.attrs.key, rows[j], x[0]));
+    Shape out = x;
+    out[0] = rows.size();
+    auto size = checkShape(out);
+    if (!size) return std::unexpected(size.error());
+    return out;
+  }
+  template <class T>
+  static const std::vector<std::size_t>& rowsOf(const OpCall<T>& c) { return c.schema.indices.at(c.attrs().key); }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const Tensor<T>& x = c.arg(0);
+    std::size_t row = innerSize(x.shape, 1);
+    std::vector<T> values;
+    values.reserve(c.node.shape[0] * row);
+    for (std::size_t r : rowsOf(c))
+      values.insert(values.end(), x.values.begin() + static_cast<std::ptrdiff_t>(r * row),
+                    x.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * row));
+    return Tensor<T>(c.node.shape, std::move(values));
+  }
+  // Rows of ct scatter-added into x's shape in index-list order.
+  template <class T>
+  static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> g = zeros<T>(c.arg(0).shape);
+    std::size_t row = innerSize(g.shape, 1);
+    const auto& rows = rowsOf(c);
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      for (std::size_t i = 0; i < row; ++i) g[rows[j] * row + i] = g[rows[j] * row + i] + ct[j * row + i];
+    out.push_back({0, std::move(g)});
+  }
+};
+
+//! The op kind for registered opaque programs; arity, requirement and shape come from the entry.
+struct Opaque : OpBase {
+  static constexpr OpKind kind = OpKind::opaque;
+  static constexpr Requirement needs = Requirement::ring;
+  template <class T>
+  static Result<Shape> shape(const ShapeCall<T>& c) {
+    return c.attrs.opaque->shape(c.args);
+  }
+  template <class T>
+  static Tensor<T> forward(const OpCall<T>& c) { return c.attrs().opaque->forward(c.args); }
+  template <class T>
+  static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {
+    assert(false && "opaque nodes have a dense program, not terms");
+  }
+};
+
+}  // namespace tc::ops
