@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs tapecheck's build dependencies from Debian's packages (bookworm). Idempotent: when
+# everything is present it changes nothing and needs no network.
+set -euo pipefail
+packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev nlohmann-json3-dev
+          libcli11-dev libfmt-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all dependencies are installed"
+  exit 0
+fi
+echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

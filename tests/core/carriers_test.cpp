@@ -1,0 +1,120 @@
+// Carriers: capabilities, exact arithmetic, safe construction, and value text in and out.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/carriers/carrier.h"
+
+namespace tc {
+namespace {
+
+TEST(Carriers, CapabilitiesMatchTheDesignTable) {
+  EXPECT_TRUE(Carrier<Rational>::caps.field && Carrier<Rational>::caps.ordered && Carrier<Rational>::caps.storageEquality);
+  EXPECT_FALSE(Carrier<Rational>::caps.transcendental);
+  EXPECT_TRUE(Carrier<ModP>::caps.field && Carrier<ModP>::caps.storageEquality);
+  EXPECT_FALSE(Carrier<ModP>::caps.ordered || Carrier<ModP>::caps.transcendental);
+  EXPECT_TRUE(Carrier<double>::caps.ordered && Carrier<double>::caps.transcendental);
+  EXPECT_FALSE(Carrier<double>::caps.storageEquality || Carrier<float>::caps.storageEquality);
+  EXPECT_TRUE(Carrier<RationalNoEq>::caps.exact && Carrier<RationalNoEq>::caps.ordered);
+  EXPECT_FALSE(Carrier<RationalNoEq>::caps.storageEquality);
+}
+
+TEST(Carriers, RequirementsFollowCapabilities) {
+  EXPECT_TRUE(satisfies(Carrier<ModP>::caps, Requirement::field));
+  EXPECT_FALSE(satisfies(Carrier<ModP>::caps, Requirement::ordered));
+  EXPECT_FALSE(satisfies(Carrier<Rational>::caps, Requirement::transcendental));
+  EXPECT_TRUE(satisfies(Carrier<float>::caps, Requirement::orderedField));
+}
+
+TEST(Carriers, MakeRationalHandlesNegativeDenominators) {
+  // Boost 1.74 builds Rational(1, -1) wrongly; makeRational divides two rationals instead.
+  EXPECT_EQ(makeRational(Integer(1), Integer(-1)), Rational(-1));
+  EXPECT_EQ(formatRational(makeRational(Integer(6), Integer(-4))), "-3/2");
+}
+
+TEST(Carriers, ModPArithmeticIsExactModuloTheMersennePrime) {
+  const ModP minusOne = ModP::fromInt(-1);
+  EXPECT_EQ(minusOne.residue(), ModP::kPrime - 1);
+  EXPECT_EQ(minusOne * minusOne, ModP::fromInt(1));
+  EXPECT_EQ(ModP::fromInt(3) / ModP::fromInt(3), ModP::fromInt(1));
+  EXPECT_EQ(ModP::fromInt(2).inverse() * ModP::fromInt(2), ModP::fromInt(1));
+  EXPECT_EQ((ModP::fromInt(1) / ModP::fromInt(2)).residue(), (ModP::kPrime + 1) / 2);
+  EXPECT_EQ(ModP::fromInt(5) - ModP::fromInt(7), ModP::fromInt(-2));
+  EXPECT_EQ(-ModP::fromInt(0), ModP::fromInt(0));
+  const ModP big = ModP::fromResidue(ModP::kPrime - 2);
+  EXPECT_EQ((big * big).residue(), 4u);  // (-2)^2
+}
+
+TEST(Carriers, ModPReadsFractionsAndRejectsDenominatorsDivisibleByP) {
+  EXPECT_EQ(*parseValue<ModP>("-1/2"), -(ModP::fromInt(1) / ModP::fromInt(2)));
+  EXPECT_EQ(*parseValue<ModP>("2305843009213693951"), ModP::fromInt(0));
+  auto bad = parseValue<ModP>("1/2305843009213693951");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "'1/2305843009213693951': denominator is divisible by 2^61-1");
+}
+
+TEST(Carriers, ExactValuesPrintCanonically) {
+  EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("-6/8")), "-3/4");
+  EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("2.50")), "5/2");
+  EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("-0")), "0");
+  EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("2.5e-3")), "1/400");
+  EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("0x1.8p1")), "3");
+  EXPECT_EQ(Carrier<ModP>::format(ModP::fromInt(-1)), "2305843009213693950");
+}
+
+TEST(Carriers, IeeeValuesPrintShortestRoundTrip) {
+  EXPECT_EQ(Carrier<double>::format(0.1), "0.1");
+  EXPECT_EQ(Carrier<float>::format(0.1f), "0.1");
+  EXPECT_EQ(Carrier<double>::format(-0.0), "-0");
+  EXPECT_EQ(Carrier<double>::format(-std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(Carrier<double>::format(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_EQ(Carrier<float>::format(16777216.0f), "16777216");
+  for (double x : {1e16, 5e-324, 1.7976931348623157e308, -2.5e-3}) {
+    auto back = parseValue<double>(Carrier<double>::format(x));
+    ASSERT_TRUE(back) << x;
+    EXPECT_TRUE(Carrier<double>::same(*back, x)) << x;
+  }
+}
+
+TEST(Carriers, IeeeComparisonIsByBitPatternWithAllNansEqual) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(Carrier<double>::same(nan, -nan));
+  EXPECT_FALSE(Carrier<double>::same(0.0, -0.0));
+  EXPECT_TRUE(Carrier<float>::same(1.5f, 1.5f));
+  EXPECT_FALSE(Carrier<float>::same(1.0f, std::nextafter(1.0f, 2.0f)));
+}
+
+TEST(Carriers, SpecialsReadOnIeeeAndFailOnExactCarriers) {
+  EXPECT_TRUE(std::signbit(*parseValue<double>("-0")));
+  EXPECT_TRUE(std::isnan(*parseValue<float>("nan")));
+  EXPECT_EQ(*parseValue<double>("-inf"), -std::numeric_limits<double>::infinity());
+  auto nan = parseValue<Rational>("nan");
+  ASSERT_FALSE(nan);
+  EXPECT_EQ(nan.error().message, "'nan': has no exact value on the rational carrier");
+  EXPECT_FALSE(parseValue<ModP>("inf"));
+}
+
+TEST(Carriers, MalformedValuesAreErrors) {
+  EXPECT_EQ(parseValue<Rational>("1/0").error().message, "'1/0' is not a number: zero denominator");
+  EXPECT_EQ(parseValue<Rational>("1/-2").error().message,
+            "'1/-2' is not a number: denominator has no digits (its sign belongs on the numerator)");
+  EXPECT_EQ(parseValue<Rational>("").error().message, "'' is not a number: empty");
+  EXPECT_EQ(parseValue<Rational>("1e999999").error().message, "'1e999999' is not a number: exponent exceeds 10000");
+  EXPECT_FALSE(parseValue<double>("--1"));
+  EXPECT_FALSE(parseValue<double>("1.5x"));
+  EXPECT_FALSE(parseValue<double>("0x1.8"));
+}
+
+TEST(Carriers, RoundingIsToNearestEven) {
+  EXPECT_EQ(roundToFloat(Rational(16777217)), 16777216.0f);
+  EXPECT_EQ(roundToFloat(Rational(16777219)), 16777220.0f);
+  EXPECT_EQ(roundToDouble(*parseValue<Rational>("1/3")), 1.0 / 3.0);
+  EXPECT_EQ(roundToDouble(*parseValue<Rational>("-1/3")), -1.0 / 3.0);
+  EXPECT_EQ(roundToFloat(*parseValue<Rational>("1e39")), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(roundToDouble(*parseValue<Rational>("2.4703282292062328e-324")), 5e-324);  // just above half
+  EXPECT_EQ(roundToDouble(*parseValue<Rational>("2.4703282292062327e-324")), 0.0);     // below half
+}
+
+}  // namespace
+}  // namespace tc
