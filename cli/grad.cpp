@@ -3,16 +3,63 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-
 #include "cli/carrier_dispatch.h"
 #include "cli/exit_codes.h"
-#include "core/io/listing.h"
 #include "core/io/case_file.h"
+#include "core/io/listing.h"
+#include "core/ops/kernels.h"
+#include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 
 namespace tc::cli {
 namespace {
+
+//! What one engine computed for a case.
+template <class T>
+struct GradRun {
+  Context<T> context;
+  Pack<T> gradients;
+  std::size_t programsRun = 0;
+};
+
+// The seed pack actually used: the file's pack, or with --single only its tensor at the output.
+template <class T>
+Pack<T> seedsFor(const Case<T>& c, bool single) {
+  if (!single) return c.seeds;
+  Pack<T> pack;
+  for (std::size_t p = 0; p < c.graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(c.graph.shapeAt(p)));
+  pack[c.output] = c.seeds[c.output];
+  return pack;
+}
+
+template <class T>
+Result<GradRun<T>> runEngine(const std::string& engine, const Case<T>& c, bool single) {
+  const Pack<T> seeds = seedsFor(c, single);
+  const std::size_t allNodes = c.graph.nodes.size();
+  if (engine == "reference") {
+    auto context = spec::eval(c.graph, *c.inputs, c.data);
+    if (!context) return std::unexpected(context.error());
+    Pack<T> gradients = spec::backpropAllCtx(c.graph, *context, c.data, seeds);
+    return GradRun<T>{std::move(*context), std::move(gradients), allNodes};
+  }
+  if (engine == "tape") {
+    auto lowered = lowerToTapeChecked(c.graph, *c.inputs, c.data);
+    if (!lowered) return std::unexpected(lowered.error());
+    auto gradients = lowered->tape.backwardDenseFrom(seeds);
+    if (!gradients) return std::unexpected(gradients.error());
+    return GradRun<T>{*lowered->context, std::move(*gradients), allNodes};
+  }
+  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
+  if (!compiled) return std::unexpected(compiled.error());
+  if (!single) {
+    auto gradients = compiled->backwardDenseFrom(seeds);
+    if (!gradients) return std::unexpected(gradients.error());
+    return GradRun<T>{compiled->context(), std::move(*gradients), allNodes};
+  }
+  auto result = compiled->backwardDenseAllFrom(c.output, c.seeds[c.output]);
+  if (!result) return std::unexpected(result.error());
+  return GradRun<T>{compiled->context(), result->gradients.materialize(), result->programsRun};
+}
 
 template <class T>
 int gradWith(const GradOptions& options) {
@@ -20,20 +67,24 @@ int gradWith(const GradOptions& options) {
   if (!loaded) return report(kUsage, loaded.error().message);
   const Case<T>& c = *loaded;
   if (!c.inputs) return report(kUsage, options.file + ": values: the file gives no input values; grad needs them");
-  auto context = spec::eval(c.graph, *c.inputs, c.data);
-  if (!context) return report(kFailed, context.error().message);
-  Pack<T> gradients = spec::backpropAllCtx(c.graph, *context, c.data, c.seeds);
+  auto run = runEngine(options.engine, c, options.single);
+  if (!run) return report(kFailed, run.error().message);
+  Pack<T> seeds = seedsFor(c, options.single);
   if (options.format == "json") {
     nlohmann::json out{{"carrier", std::string(Carrier<T>::name)},
-                       {"engine", "reference"},
+                       {"engine", options.engine},
                        {"output", c.output},
-                       {"context", packToJson(*context)},
-                       {"gradients", packToJson(gradients)}};
+                       {"single", options.single},
+                       {"programs_run", run->programsRun},
+                       {"context", packToJson(run->context)},
+                       {"gradients", packToJson(run->gradients)}};
     fmt::print("{}\n", out.dump());
-  } else {
-    fmt::print("carrier {}, engine reference, output position {}\n", Carrier<T>::name, c.output);
-    fmt::print("{}", formatListing(c.graph, {{"value", *context}, {"seed", c.seeds}, {"gradient", gradients}}));
+    return kSuccess;
   }
+  fmt::print("carrier {}, engine {}, output position {}{}\n", Carrier<T>::name, options.engine, c.output,
+             options.single ? ", single output" : "");
+  fmt::print("{}", formatListing(c.graph, {{"value", run->context}, {"seed", seeds}, {"gradient", run->gradients}}));
+  fmt::print("node programs run: {} of {}\n", run->programsRun, c.graph.nodes.size());
   return kSuccess;
 }
 

@@ -7,7 +7,9 @@ namespace tc::cli {
 struct GradOptions {
   std::string file;
   std::string carrier = "rational";
+  std::string engine = "compiled";
   std::string format = "text";
+  bool single = false;  //!< seed only the output (backwardDenseAllFrom on the compiled engine)
 };
 
 //! Evaluates and differentiates one case file; returns the exit status.

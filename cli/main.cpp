@@ -11,9 +11,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   GradOptions grad;
-  auto* gradCommand = app.add_subcommand("grad", "Evaluate and differentiate one graph file with the reference semantics");
+  auto* gradCommand = app.add_subcommand("grad", "Evaluate and differentiate one graph file");
   gradCommand->add_option("FILE", grad.file, "graph or case file (JSON, DESIGN section 4)")->required();
   gradCommand->add_option("--carrier", grad.carrier, "scalar type")->check(CLI::IsMember(kCarrierNames));
+  gradCommand->add_option("--engine", grad.engine, "reference semantics, runtime tape, or compiled passes")
+      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
+  gradCommand->add_flag("--single", grad.single,
+                        "seed only the output (compiled: backwardDenseAllFrom) and report the programs run");
   gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));
 
   try {

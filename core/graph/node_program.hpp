@@ -81,6 +81,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
   if (node.op == OpKind::opaque) {
     result.isDense = true;
     result.dense = node.attrs.opaque->program({context.first(position), node, context[position], ct});
+    assert(result.dense.size() == position && "an opaque program returns one tensor per earlier position");
     return result;
   }
   auto args = detail::argumentValues(node, context);

@@ -1,0 +1,86 @@
+#pragma once
+// compileChecked and Compiled (DESIGN 1.8, 1.9): one checked execution that keeps the saved
+// programs and the indexed context, with a dense reverse pass that reproduces the dense order
+// bit for bit in linear time, and a single-output pass that visits only what it must.
+#include <limits>
+#include <memory>
+#include <span>
+
+#include "core/runtime/saved_graph.h"
+
+namespace tc {
+
+//! Gradients of a single-output pass: positions that were never written read as zero, and
+//! no storage is allocated for them.
+template <class T>
+class GradientView {
+ public:
+  GradientView(const Graph<T>& graph, std::vector<std::pair<std::size_t, Tensor<T>>> stored);
+  //! The gradient at `position` (zeros of its shape when it was never written).
+  Tensor<T> at(std::size_t position) const;
+  //! Whether `position` holds stored values.
+  bool isStored(std::size_t position) const;
+  std::size_t storedCount() const { return stored_.size(); }
+  std::size_t size() const { return graph_->positionCount(); }
+  //! Every position's gradient, in position order.
+  Pack<T> materialize() const;
+
+ private:
+  const Tensor<T>* find(std::size_t position) const;
+  const Graph<T>* graph_;
+  std::vector<std::pair<std::size_t, Tensor<T>>> stored_;  // ascending positions
+};
+
+//! The result of backwardDenseAllFrom: the gradients and how many node programs ran.
+template <class T>
+struct SingleOutputGradients {
+  GradientView<T> gradients;
+  std::size_t programsRun = 0;
+};
+
+//! One checked execution: inputs, saved programs and the indexed context. The graph and data it
+//! was compiled from must outlive it. Passes reuse scratch marks, so one Compiled must not run
+//! passes from two threads at once.
+template <class T>
+class Compiled {
+ public:
+  Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_ptr<const Context<T>> context);
+
+  //! The original inputs (the first positions of the context).
+  std::span<const Tensor<T>> inputs() const { return std::span<const Tensor<T>>(*context_).first(graph().inputs.size()); }
+  const SavedGraph<T>& saved() const { return saved_; }
+  const Context<T>& context() const { return *context_; }
+  const Graph<T>& graph() const { return saved_.graph(); }
+
+  //! The equivalent runtime tape, for another engine consumer.
+  Tape<T> toTape() const { return saved_.toTape(inputs()); }
+
+  //! Every gradient from a full seed pack, in the dense order of DESIGN 1.6, bit for bit.
+  Result<Pack<T>> backwardDenseFrom(const Pack<T>& seed) const;
+
+  //! Gradients from `seed` at `output` alone. With storage equality only the set V of DESIGN 1.9
+  //! is visited; otherwise this is the dense pass.
+  Result<SingleOutputGradients<T>> backwardDenseAllFrom(std::size_t output, const Tensor<T>& seed) const;
+
+  //! The highest opaque node's position, or npos.
+  std::size_t highestOpaque() const { return highestOpaque_; }
+  static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+
+ private:
+  Pack<T> densePass(Pack<T> gradients) const;
+  SingleOutputGradients<T> supportPass(std::size_t output, const Tensor<T>& seed) const;
+
+  SavedGraph<T> saved_;
+  std::shared_ptr<const Context<T>> context_;
+  std::size_t highestOpaque_ = npos;
+  // Stamp marks of the single-output pass: slot p is live iff stamp_[p] == generation_.
+  mutable std::vector<std::uint32_t> stamp_;
+  mutable std::vector<std::uint32_t> slot_;
+  mutable std::uint32_t generation_ = 0;
+};
+
+//! Validates and evaluates each node once, in graph order, recording its saved program.
+template <class T>
+Result<Compiled<T>> compileChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
+
+}  // namespace tc

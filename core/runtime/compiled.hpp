@@ -1,0 +1,175 @@
+#pragma once
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <queue>
+
+#include "core/runtime/compiled.h"
+#include "core/runtime/saved_graph.hpp"
+
+namespace tc {
+
+template <class T>
+GradientView<T>::GradientView(const Graph<T>& graph, std::vector<std::pair<std::size_t, Tensor<T>>> stored)
+    : graph_(&graph), stored_(std::move(stored)) {
+  std::sort(stored_.begin(), stored_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+template <class T>
+const Tensor<T>* GradientView<T>::find(std::size_t position) const {
+  auto it = std::lower_bound(stored_.begin(), stored_.end(), position,
+                             [](const auto& entry, std::size_t p) { return entry.first < p; });
+  return it != stored_.end() && it->first == position ? &it->second : nullptr;
+}
+
+template <class T>
+Tensor<T> GradientView<T>::at(std::size_t position) const {
+  const Tensor<T>* stored = find(position);
+  return stored ? *stored : kernels::zeros<T>(graph_->shapeAt(position));
+}
+
+template <class T>
+bool GradientView<T>::isStored(std::size_t position) const {
+  return find(position) != nullptr;
+}
+
+template <class T>
+Pack<T> GradientView<T>::materialize() const {
+  Pack<T> all;
+  all.reserve(size());
+  for (std::size_t p = 0; p < size(); ++p) all.push_back(at(p));
+  return all;
+}
+
+template <class T>
+Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_ptr<const Context<T>> context)
+    : saved_(graph, data, context), context_(std::move(context)) {
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+    if (graph.nodeAt(p).op == OpKind::opaque) highestOpaque_ = p;
+  stamp_.assign(graph.positionCount(), 0);
+  slot_.assign(graph.positionCount(), 0);
+}
+
+template <class T>
+Result<Compiled<T>> compileChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
+  auto context = evaluateChecked(graph, inputs, data);
+  if (!context) return std::unexpected(context.error());
+  return Compiled<T>(graph, data, std::move(*context));
+}
+
+template <class T>
+Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
+  if (auto ok = checkSeedPack(graph(), seed); !ok) return std::unexpected(ok.error());
+  return densePass(seed);
+}
+
+// The dense order without its zero contributions. Adding +0 is idempotent and changes only a
+// -0, so each slot keeps the visit count at its last write: a later visit that did not write
+// it left a +0 pending, applied ("settled") before the slot is next read or written.
+template <class T>
+Pack<T> Compiled<T>::densePass(Pack<T> g) const {
+  constexpr bool zeroIsIdentity = Carrier<T>::caps.storageEquality;
+  constexpr std::size_t kFinal = std::numeric_limits<std::size_t>::max();
+  const Graph<T>& graph = this->graph();
+  std::vector<std::size_t> writtenAt(g.size(), 0);
+  std::size_t visits = 0;
+  auto settle = [&](std::size_t p) {
+    if (!zeroIsIdentity && visits > writtenAt[p]) {
+      const T z = zero<T>();
+      for (T& v : g[p].values) v = v + z;
+    }
+    writtenAt[p] = visits;
+  };
+  auto write = [&](std::size_t p, const Tensor<T>& localSum) {
+    settle(p);
+    kernels::addInto(g[p], localSum);
+    writtenAt[p] = visits + 1;
+  };
+  for (std::size_t k = graph.positionCount(); k-- > graph.inputs.size();) {
+    settle(k);
+    LocalContribution<T> c = saved_.run(k, g[k]);
+    if (c.isDense) {
+      for (std::size_t p = 0; p < k; ++p) write(p, c.dense[p]);
+    } else {
+      for (const auto& [p, localSum] : c.support) write(p, localSum);
+    }
+    ++visits;
+    writtenAt[k] = kFinal;
+  }
+  for (std::size_t p = 0; p < g.size(); ++p)
+    if (writtenAt[p] != kFinal) settle(p);
+  return g;
+}
+
+template <class T>
+Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t output, const Tensor<T>& seed) const {
+  const Graph<T>& graph = this->graph();
+  if (output >= graph.positionCount())
+    return fail(fmt::format("output position {} is out of range (the graph has {} positions)", output,
+                            graph.positionCount()));
+  if (seed.shape != graph.shapeAt(output) || seed.size() != elementCount(seed.shape))
+    return fail(fmt::format("seed has shape {}, position {} has shape {}", formatShape(seed.shape), output,
+                            formatShape(graph.shapeAt(output))));
+  if constexpr (Carrier<T>::caps.storageEquality) {
+    return supportPass(output, seed);
+  } else {
+    Pack<T> pack;
+    pack.reserve(graph.positionCount());
+    for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(graph.shapeAt(p)));
+    pack[output] = seed;
+    Pack<T> dense = densePass(std::move(pack));
+    std::vector<std::pair<std::size_t, Tensor<T>>> stored;
+    stored.reserve(dense.size());
+    for (std::size_t p = 0; p < dense.size(); ++p) stored.emplace_back(p, std::move(dense[p]));
+    return SingleOutputGradients<T>{GradientView<T>(graph, std::move(stored)), graph.nodes.size()};
+  }
+}
+
+// With storage equality a compact node whose cotangent is zero contributes exact zeros, so only
+// ancestors of the output (through certified support) and the prefix up to the highest opaque
+// node run. Slots are created on first write, tracked by stamps, and visited highest first.
+template <class T>
+SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tensor<T>& seed) const {
+  const Graph<T>& graph = this->graph();
+  if (++generation_ == 0) {  // the stamps wrapped around: start afresh
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    generation_ = 1;
+  }
+  std::vector<std::pair<std::size_t, Tensor<T>>> slots;
+  std::priority_queue<std::size_t> pending;  // nodes above the opaque prefix awaiting their visit
+  const std::size_t prefixEnd = highestOpaque_ == npos ? 0 : highestOpaque_ + 1;  // nodes below run densely
+  auto slotFor = [&](std::size_t p) -> Tensor<T>& {
+    if (stamp_[p] != generation_) {
+      stamp_[p] = generation_;
+      slot_[p] = static_cast<std::uint32_t>(slots.size());
+      slots.emplace_back(p, kernels::zeros<T>(graph.shapeAt(p)));
+      if (!graph.isInput(p) && p >= prefixEnd) pending.push(p);
+    }
+    return slots[slot_[p]].second;
+  };
+  auto visit = [&](std::size_t k, const Tensor<T>& ct) {
+    LocalContribution<T> c = saved_.run(k, ct);
+    if (c.isDense) {
+      for (std::size_t p = 0; p < k; ++p) kernels::addInto(slotFor(p), c.dense[p]);
+    } else {
+      for (const auto& [p, localSum] : c.support) kernels::addInto(slotFor(p), localSum);
+    }
+  };
+  slotFor(output) = seed;
+  std::size_t programsRun = 0;
+  while (!pending.empty()) {
+    std::size_t k = pending.top();
+    pending.pop();
+    Tensor<T> ct = slots[slot_[k]].second;  // a copy: visiting may grow `slots`
+    visit(k, ct);
+    ++programsRun;
+  }
+  for (std::size_t k = prefixEnd; k-- > graph.inputs.size();) {
+    Tensor<T> ct = stamp_[k] == generation_ ? slots[slot_[k]].second : kernels::zeros<T>(graph.shapeAt(k));
+    visit(k, ct);
+    ++programsRun;
+  }
+  return SingleOutputGradients<T>{GradientView<T>(graph, std::move(slots)), programsRun};
+}
+
+}  // namespace tc

@@ -1,0 +1,31 @@
+#pragma once
+#include "core/runtime/lowering.hpp"
+#include "core/runtime/saved_graph.h"
+
+namespace tc {
+
+template <class T>
+SavedAndContext<T> SavedGraph<T>::ofGraph(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
+  auto context = evaluateUnchecked(graph, inputs, data);
+  return {SavedGraph(graph, data, context), context};
+}
+
+template <class T>
+Result<SavedAndContext<T>> SavedGraph<T>::lowerChecked(const Graph<T>& graph, const Pack<T>& inputs,
+                                                       const Data<T>& data) {
+  auto context = evaluateChecked(graph, inputs, data);
+  if (!context) return std::unexpected(context.error());
+  return SavedAndContext<T>{SavedGraph(graph, data, *context), *context};
+}
+
+template <class T>
+Tape<T> SavedGraph<T>::toTape(std::span<const Tensor<T>> inputs) const {
+  Tape<T> tape;
+  tape.nodes.reserve(graph_->positionCount());
+  for (const Tensor<T>& input : inputs) tape.nodes.push_back(leafTapeNode(input));
+  for (std::size_t p = graph_->inputs.size(); p < graph_->positionCount(); ++p)
+    tape.nodes.push_back(denseTapeNode<T>(*graph_, *data_, context_, p));
+  return tape;
+}
+
+}  // namespace tc
