@@ -4,6 +4,7 @@
 #include "cli/carrier_dispatch.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
+#include "bench/bench_command.h"
 
 int main(int argc, char** argv) {
   using namespace tc::cli;
@@ -20,6 +21,18 @@ int main(int argc, char** argv) {
                         "seed only the output (compiled: backwardDenseAllFrom) and report the programs run");
   gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));
 
+  tc::bench::BenchOptions bench;
+  auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
+  benchCommand->add_option("WORKLOAD", bench.workload, "relu-chain, single-output or mlp")
+      ->required()
+      ->check(CLI::IsMember({"relu-chain", "single-output", "mlp"}));
+  benchCommand->add_option("--nodes", bench.nodes, "graph size (relu-chain, single-output)");
+  benchCommand->add_option("--support", bench.support, "nodes the output depends on (single-output)");
+  benchCommand->add_option("--carrier", bench.carrier, "double (relu-chain, mlp); rational or modp (single-output)");
+  benchCommand->add_option("--repeat", bench.repeat, "runs per figure; the median is printed");
+  benchCommand->add_option("--width", bench.width, "layer width (mlp)");
+  benchCommand->add_option("--depth", bench.depth, "layers (mlp)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -31,6 +44,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*gradCommand) return runGrad(grad);
+    if (*benchCommand) return tc::bench::runBench(bench);
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());
   }

@@ -36,7 +36,7 @@ void nodeTerms(const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct,
 template <class T>
 struct LocalContribution {
   //! Compact nodes: the left-to-right local sum for each position some term targets, ascending.
-  std::vector<std::pair<std::size_t, Tensor<T>>> support;
+  boost::container::small_vector<std::pair<std::size_t, Tensor<T>>, 3> support;
   //! Opaque nodes: one tensor per earlier position.
   Pack<T> dense;
   bool isDense = false;

@@ -64,9 +64,8 @@ void nodeTerms(const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct,
 namespace detail {
 
 template <class T>
-std::vector<const Tensor<T>*> argumentValues(const Node<T>& node, std::span<const Tensor<T>> context) {
-  std::vector<const Tensor<T>*> args;
-  args.reserve(node.args.size());
+ArgValues<T> argumentValues(const Node<T>& node, std::span<const Tensor<T>> context) {
+  ArgValues<T> args;
   for (std::size_t p : node.args) args.push_back(&context[p]);
   return args;
 }
@@ -85,7 +84,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
     return result;
   }
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call{node, args, graph.schema, data};
+  OpCall<T> call{node, {args.data(), args.size()}, graph.schema, data};
   Terms<T> terms;
   nodeTerms(call, context[position], ct, terms);
   // Local sums: terms on one position add left to right before they reach the gradient.
@@ -96,8 +95,10 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
     if (existing == result.support.end()) result.support.emplace_back(target, std::move(term.value));
     else kernels::addInto(existing->second, term.value);
   }
-  std::stable_sort(result.support.begin(), result.support.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Ascending positions; an insertion sort keeps equal keys stable and needs no buffer.
+  for (std::size_t i = 1; i < result.support.size(); ++i)
+    for (std::size_t j = i; j > 0 && result.support[j].first < result.support[j - 1].first; --j)
+      std::swap(result.support[j], result.support[j - 1]);
   return result;
 }
 
@@ -113,7 +114,7 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
                                      std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call{node, args, graph.schema, data};
+  OpCall<T> call{node, {args.data(), args.size()}, graph.schema, data};
   if (DomainError error = validateNode(call)) return fail(describeNode(graph, position) + ": " + *error);
   return forwardNode(call);
 }

@@ -1,5 +1,7 @@
 #pragma once
 // What an op definition sees: its node, its arguments, the data, and a place to put terms.
+#include <boost/container/small_vector.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -37,9 +39,13 @@ struct Term {
   Tensor<T> value;
 };
 
-//! A compact node's terms, in declared order.
+//! A compact node's terms, in declared order (held inline: no op has more than three).
 template <class T>
-using Terms = std::vector<Term<T>>;
+using Terms = boost::container::small_vector<Term<T>, 3>;
+
+//! Pointers to a node's argument values, in argument order.
+template <class T>
+using ArgValues = boost::container::small_vector<const Tensor<T>*, 4>;
 
 //! A domain-check result: nothing, or the reason the node's input is outside its domain.
 using DomainError = std::optional<std::string>;

@@ -15,12 +15,15 @@ namespace tc {
 template <class T>
 class GradientView {
  public:
+  //! A view of the positions in `stored`; every other position reads as zero.
   GradientView(const Graph<T>& graph, std::vector<std::pair<std::size_t, Tensor<T>>> stored);
+  //! A view in which every position is stored (the dense pass).
+  GradientView(const Graph<T>& graph, Pack<T> all);
   //! The gradient at `position` (zeros of its shape when it was never written).
   Tensor<T> at(std::size_t position) const;
   //! Whether `position` holds stored values.
   bool isStored(std::size_t position) const;
-  std::size_t storedCount() const { return stored_.size(); }
+  std::size_t storedCount() const { return all_.empty() ? stored_.size() : all_.size(); }
   std::size_t size() const { return graph_->positionCount(); }
   //! Every position's gradient, in position order.
   Pack<T> materialize() const;
@@ -29,6 +32,7 @@ class GradientView {
   const Tensor<T>* find(std::size_t position) const;
   const Graph<T>* graph_;
   std::vector<std::pair<std::size_t, Tensor<T>>> stored_;  // ascending positions
+  Pack<T> all_;                                            // or every position
 };
 
 //! The result of backwardDenseAllFrom: the gradients and how many node programs ran.

@@ -12,11 +12,18 @@ namespace tc {
 template <class T>
 GradientView<T>::GradientView(const Graph<T>& graph, std::vector<std::pair<std::size_t, Tensor<T>>> stored)
     : graph_(&graph), stored_(std::move(stored)) {
-  std::sort(stored_.begin(), stored_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto byPosition = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(stored_.begin(), stored_.end(), byPosition)) std::sort(stored_.begin(), stored_.end(), byPosition);
+}
+
+template <class T>
+GradientView<T>::GradientView(const Graph<T>& graph, Pack<T> all) : graph_(&graph), all_(std::move(all)) {
+  assert(all_.size() == graph.positionCount());
 }
 
 template <class T>
 const Tensor<T>* GradientView<T>::find(std::size_t position) const {
+  if (!all_.empty()) return &all_[position];
   auto it = std::lower_bound(stored_.begin(), stored_.end(), position,
                              [](const auto& entry, std::size_t p) { return entry.first < p; });
   return it != stored_.end() && it->first == position ? &it->second : nullptr;
@@ -117,11 +124,7 @@ Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t o
     pack.reserve(graph.positionCount());
     for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(graph.shapeAt(p)));
     pack[output] = seed;
-    Pack<T> dense = densePass(std::move(pack));
-    std::vector<std::pair<std::size_t, Tensor<T>>> stored;
-    stored.reserve(dense.size());
-    for (std::size_t p = 0; p < dense.size(); ++p) stored.emplace_back(p, std::move(dense[p]));
-    return SingleOutputGradients<T>{GradientView<T>(graph, std::move(stored)), graph.nodes.size()};
+    return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(pack))), graph.nodes.size()};
   }
 }
 

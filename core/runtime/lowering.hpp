@@ -47,7 +47,7 @@ std::shared_ptr<const Context<T>> evaluateUnchecked(const Graph<T>& graph, const
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
     const Node<T>& node = graph.nodeAt(p);
     auto args = detail::argumentValues(node, std::span<const Tensor<T>>(*context));
-    context->push_back(forwardNode(OpCall<T>{node, args, graph.schema, data}));
+    context->push_back(forwardNode(OpCall<T>{node, {args.data(), args.size()}, graph.schema, data}));
   }
   return context;
 }

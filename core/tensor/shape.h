@@ -1,14 +1,16 @@
 #pragma once
+#include <boost/container/small_vector.hpp>
+
 #include <cstddef>
 #include <string>
-#include <vector>
 
 #include "core/support/result.h"
 
 namespace tc {
 
-//! Dimensions, outermost first; `{}` is a scalar. Every dimension is at least 1.
-using Shape = std::vector<std::size_t>;
+//! Dimensions, outermost first; `{}` is a scalar. Every dimension is at least 1. Stored inline
+//! up to rank 4, so copying a tensor's shape does not allocate.
+using Shape = boost::container::small_vector<std::size_t, 4>;
 
 //! The largest element count one tensor may have; keeps a hostile file from exhausting memory.
 inline constexpr std::size_t kMaxElements = std::size_t{1} << 24;

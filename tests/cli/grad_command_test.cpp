@@ -79,6 +79,41 @@ TEST(GradCommand, InvalidInputExitsTwoWithOneLine) {
   }
 }
 
+TEST(GradCommand, EveryEngineGivesTheSameContextAndGradients) {
+  for (std::string carrier : {"rational", "float"}) {
+    std::vector<nlohmann::json> outputs;
+    for (std::string engine : {"reference", "tape", "compiled"}) {
+      CommandRun run = runTapecheck("grad " + source("examples/graphs/readme.json") + " --format json --carrier " +
+                                    carrier + " --engine " + engine);
+      ASSERT_EQ(run.status, 0) << engine << ": " << run.err;
+      auto doc = nlohmann::json::parse(run.out);
+      EXPECT_EQ(doc["engine"], engine);
+      outputs.push_back({doc["context"], doc["gradients"]});
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << carrier;
+    EXPECT_EQ(outputs[0], outputs[2]) << carrier;
+  }
+}
+
+TEST(GradCommand, SingleOutputReportsTheProgramsRun) {
+  CommandRun run = runTapecheck("grad " + source("examples/graphs/readme.json") + " --format json --single");
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc["programs_run"], 3);
+  EXPECT_EQ(doc["gradients"][1]["values"], nlohmann::json({"-1/2", "1", "-3/8"}));
+  CommandRun text = runTapecheck("grad " + source("examples/graphs/readme.json") + " --single");
+  EXPECT_NE(text.out.find("node programs run: 3 of 3"), std::string::npos) << text.out;
+}
+
+TEST(GradCommand, DomainFailureIsIdenticalOnEveryEngine) {
+  for (std::string engine : {"reference", "tape", "compiled"}) {
+    CommandRun run =
+        runTapecheck("grad " + source("tests/cli/data/log_at_zero.json") + " --carrier float --engine " + engine);
+    EXPECT_EQ(run.status, 1) << engine;
+    EXPECT_EQ(run.err, "tapecheck: node 1 (log): input contains values <= 0 or NaN\n") << engine;
+  }
+}
+
 TEST(GradCommand, HelpExitsZero) {
   CommandRun run = runTapecheck("grad --help");
   EXPECT_EQ(run.status, 0);

@@ -1,0 +1,114 @@
+#include "bench/bench_command.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "bench/workloads.h"
+#include "cli/exit_codes.h"
+#include "core/ops/kernels.h"
+#include "core/runtime/compiled.h"
+
+namespace tc::bench {
+namespace {
+
+using cli::kSuccess;
+using cli::kUsage;
+using cli::report;
+
+// The median wall time of `repeat` runs of `f`, in milliseconds.
+template <class F>
+double medianMs(std::size_t repeat, F&& f) {
+  std::vector<double> times;
+  for (std::size_t i = 0; i < repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+double peakRssMib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+template <class T>
+Pack<T> singleSeed(const Graph<T>& graph, std::size_t output, const Tensor<T>& seed) {
+  Pack<T> pack;
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(graph.shapeAt(p)));
+  pack[output] = seed;
+  return pack;
+}
+
+void print(nlohmann::json row) { fmt::print("{}\n", row.dump()); }
+
+int reluChainBench(const BenchOptions& o) {
+  if (!o.carrier.empty() && o.carrier != "double") return report(kUsage, "bench relu-chain: --carrier must be double");
+  ReluChain w = reluChain(o.nodes);
+  const std::size_t last = w.graph.positionCount() - 1;
+  const Tensor<double> ones = Tensor<double>::filled({4}, 1.0);
+  double compileMs = medianMs(o.repeat, [&] { compileChecked(w.graph, w.inputs, {}).value(); });
+  auto compiled = compileChecked(w.graph, w.inputs, {}).value();
+  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(last, ones).value(); });
+  nlohmann::json row{{"workload", "relu-chain"}, {"carrier", "double"},       {"nodes", o.nodes},
+                     {"compile_ms", compileMs},  {"backward_ms", backwardMs}, {"runs", o.repeat}};
+  if (o.nodes <= 4000) {
+    auto lowered = lowerToTapeChecked(w.graph, w.inputs, {}).value();
+    Pack<double> seeds = singleSeed(w.graph, last, ones);
+    row["tape_backward_ms"] = medianMs(o.repeat, [&] { lowered.tape.backwardDenseFrom(seeds).value(); });
+  }
+  row["peak_rss_mib"] = peakRssMib();
+  print(row);
+  return kSuccess;
+}
+
+template <class T>
+int singleOutputBench(const BenchOptions& o) {
+  if (o.support == 0 || o.support > o.nodes)
+    return report(kUsage, "bench single-output: --support must be between 1 and --nodes");
+  SupportGraph<T> w = supportGraph<T>(o.nodes, o.support);
+  auto compiled = compileChecked(w.graph, w.inputs, {}).value();
+  const Tensor<T> one({}, {Carrier<T>::fromInt(1)});
+  Pack<T> seeds = singleSeed(w.graph, w.output, one);
+  std::size_t visited = compiled.backwardDenseAllFrom(w.output, one)->programsRun;
+  double singleMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(w.output, one).value(); });
+  double denseMs = medianMs(o.repeat, [&] { compiled.backwardDenseFrom(seeds).value(); });
+  print({{"workload", "single-output"}, {"carrier", std::string(Carrier<T>::name)}, {"nodes", o.nodes},
+         {"support", o.support}, {"visited", visited}, {"single_ms", singleMs}, {"dense_ms", denseMs},
+         {"runs", o.repeat}});
+  return kSuccess;
+}
+
+int mlpBench(const BenchOptions& o) {
+  Mlp w = mlp(o.width, o.depth);
+  const std::size_t last = w.graph.positionCount() - 1;
+  const Tensor<double> ones = Tensor<double>::filled({o.width}, 1.0);
+  double forwardMs = medianMs(o.repeat, [&] { compileChecked(w.graph, w.inputs, {}).value(); });
+  auto compiled = compileChecked(w.graph, w.inputs, {}).value();
+  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(last, ones).value(); });
+  print({{"workload", "mlp"}, {"carrier", "double"}, {"width", o.width}, {"depth", o.depth},
+         {"forward_ms", forwardMs}, {"backward_ms", backwardMs}, {"backward_over_forward", backwardMs / forwardMs},
+         {"runs", o.repeat}});
+  return kSuccess;
+}
+
+}  // namespace
+
+int runBench(const BenchOptions& o) {
+  if (o.repeat == 0) return report(kUsage, "bench: --repeat must be at least 1");
+  if (o.workload == "relu-chain") return o.nodes == 0 ? report(kUsage, "bench: --nodes must be at least 1") : reluChainBench(o);
+  if (o.workload == "mlp") return mlpBench(o);
+  std::string carrier = o.carrier.empty() ? "rational" : o.carrier;
+  if (carrier == "rational") return singleOutputBench<Rational>(o);
+  if (carrier == "modp") return singleOutputBench<ModP>(o);
+  return report(kUsage, "bench single-output: --carrier must be rational or modp");
+}
+
+}  // namespace tc::bench

@@ -1,0 +1,20 @@
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tc::bench {
+
+//! Options of `tapecheck bench`.
+struct BenchOptions {
+  std::string workload;           //!< relu-chain, single-output, mlp
+  std::size_t nodes = 16000;      //!< relu-chain, single-output
+  std::size_t support = 64;       //!< single-output
+  std::string carrier;            //!< relu-chain: double; single-output: rational or modp
+  std::size_t repeat = 7;         //!< runs per figure; the median is printed
+  std::size_t width = 256, depth = 8;  //!< mlp
+};
+
+//! Runs one workload and prints one JSON object per line; returns the exit status.
+int runBench(const BenchOptions& options);
+
+}  // namespace tc::bench
