@@ -13,6 +13,7 @@
 #include "core/carriers/modp.h"
 #include "core/carriers/rational.h"
 #include "core/support/result.h"
+#include "core/support/text.h"
 
 namespace tc {
 
@@ -132,7 +133,7 @@ Result<T> parseValue(std::string_view text) {
   auto literal = parseLiteral(text);
   if (!literal) return std::unexpected(literal.error());
   auto value = Carrier<T>::fromLiteral(*literal);
-  if (!value) return fail(fmt::format("'{}': {}", text, value.error().message));
+  if (!value) return fail(fmt::format("{}: {}", quote(text), value.error().message));
   return value;
 }
 

@@ -1,5 +1,7 @@
 #include "core/carriers/literal.h"
 
+#include "core/support/text.h"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -10,11 +12,13 @@
 namespace tc {
 namespace {
 
-// Exponents beyond these bounds are refused so that a hostile file cannot ask for a
-// rational with millions of digits.
+// Bounds that keep a hostile file from asking for huge numbers. Every accepted value has a
+// numerator and denominator below 2^kMaxBits, whose canonical text has fewer than kMaxDigits
+// digits, so whatever the writer writes the reader reads back.
 constexpr long kMaxDecimalExponent = 10000;
 constexpr long kMaxBinaryExponent = 40000;
-constexpr std::size_t kMaxDigits = 10000;
+constexpr std::size_t kMaxBits = 65536;
+constexpr std::size_t kMaxDigits = 20000;
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -23,12 +27,9 @@ bool equalsIgnoringCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-int digitValue(char c, int base) {
-  int v = -1;
-  if (c >= '0' && c <= '9') v = c - '0';
-  else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-  else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-  return v < base ? v : -1;
+bool isDigit(char c, int base) {
+  if (c >= '0' && c <= '9') return true;
+  return base == 16 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
 }
 
 //! A cursor over the text being parsed.
@@ -42,28 +43,32 @@ struct Scanner {
     return false;
   }
   bool takeEither(char a, char b) { return take(a) || take(b); }
-  // Appends digits of `base` to `value`; returns how many were read.
-  std::size_t digits(int base, Integer& value) {
-    std::size_t count = 0;
-    while (!done() && digitValue(text[at], base) >= 0) {
-      value = value * base + digitValue(text[at], base);
-      ++at, ++count;
-    }
-    return count;
+  //! The run of digits of `base` at the cursor (possibly empty).
+  std::string_view digits(int base) {
+    std::size_t from = at;
+    while (!done() && isDigit(text[at], base)) ++at;
+    return text.substr(from, at - from);
   }
 };
+
+// The value of a digit string, converted by GMP in one call (not digit by digit, which would be
+// quadratic).
+Integer integerOf(std::string_view digits, int base) {
+  Integer value;
+  if (!digits.empty()) mpz_set_str(value.backend().data(), std::string(digits).c_str(), base);
+  return value;
+}
 
 Result<long> parseExponent(Scanner& s, long limit) {
   bool negative = s.take('-');
   if (!negative) s.take('+');
+  std::string_view digits = s.digits(10);
+  if (digits.empty()) return fail("exponent has no digits");
   long e = 0;
-  std::size_t count = 0;
-  while (!s.done() && digitValue(s.text[s.at], 10) >= 0) {
-    e = e * 10 + digitValue(s.text[s.at], 10);
+  for (char c : digits) {
+    e = e * 10 + (c - '0');
     if (e > limit) return fail(fmt::format("exponent exceeds {}", limit));
-    ++s.at, ++count;
   }
-  if (count == 0) return fail("exponent has no digits");
   return negative ? -e : e;
 }
 
@@ -72,15 +77,20 @@ Rational scaleByPower(const Integer& mantissa, unsigned base, long exponent) {
   return exponent >= 0 ? Rational(mantissa * power) : makeRational(mantissa, power);
 }
 
+Result<void> checkDigitCount(std::size_t count) {
+  if (count > kMaxDigits) return fail(fmt::format("more than {} digits", kMaxDigits));
+  return {};
+}
+
 // mantissa = digits[.digits], then an exponent introduced by `marker`, in `base`.
 Result<Rational> parsePositional(Scanner& s, int base, char marker, unsigned exponentBase, int bitsPerDigit,
                                  bool exponentRequired) {
-  Integer mantissa = 0;
-  std::size_t whole = s.digits(base, mantissa);
-  std::size_t fraction = 0;
-  if (s.take('.')) fraction = s.digits(base, mantissa);
-  if (whole + fraction == 0) return fail("no digits");
-  if (whole + fraction > kMaxDigits) return fail(fmt::format("more than {} digits", kMaxDigits));
+  std::string_view whole = s.digits(base);
+  std::string_view fraction;
+  if (s.take('.')) fraction = s.digits(base);
+  if (whole.size() + fraction.size() == 0) return fail("no digits");
+  if (auto ok = checkDigitCount(whole.size() + fraction.size()); !ok) return std::unexpected(ok.error());
+  Integer mantissa = integerOf(std::string(whole) + std::string(fraction), base);
   long exponent = 0;
   if (s.takeEither(marker, static_cast<char>(std::toupper(marker)))) {
     auto e = parseExponent(s, exponentBase == 10 ? kMaxDecimalExponent : kMaxBinaryExponent);
@@ -89,7 +99,7 @@ Result<Rational> parsePositional(Scanner& s, int base, char marker, unsigned exp
   } else if (exponentRequired) {
     return fail("hex float needs a 'p' exponent");
   }
-  long scaled = exponent - static_cast<long>(fraction) * bitsPerDigit;
+  long scaled = exponent - static_cast<long>(fraction.size()) * bitsPerDigit;
   return scaleByPower(mantissa, exponentBase, scaled);
 }
 
@@ -100,30 +110,33 @@ Result<Rational> parseMagnitude(Scanner& s) {
     return parsePositional(s, 16, 'p', 2, 4, true);
   }
   std::size_t start = s.at;
-  Integer numerator = 0;
-  std::size_t count = s.digits(10, numerator);
-  if (count > 0 && s.take('/')) {
-    if (count > kMaxDigits) return fail(fmt::format("more than {} digits", kMaxDigits));
-    Integer denominator = 0;
-    std::size_t dcount = s.digits(10, denominator);
-    if (dcount == 0) return fail("denominator has no digits (its sign belongs on the numerator)");
-    if (dcount > kMaxDigits) return fail(fmt::format("more than {} digits", kMaxDigits));
-    if (denominator == 0) return fail("zero denominator");
-    return makeRational(numerator, denominator);
+  std::string_view numerator = s.digits(10);
+  if (!numerator.empty() && s.take('/')) {
+    std::string_view denominator = s.digits(10);
+    if (denominator.empty()) return fail("denominator has no digits (its sign belongs on the numerator)");
+    if (auto ok = checkDigitCount(std::max(numerator.size(), denominator.size())); !ok)
+      return std::unexpected(ok.error());
+    Integer d = integerOf(denominator, 10);
+    if (d == 0) return fail("zero denominator");
+    return makeRational(integerOf(numerator, 10), d);
   }
   s.at = start;
   return parsePositional(s, 10, 'e', 10, 1, false);
 }
 
+Result<void> checkSize(const Rational& value) {
+  auto bits = [](const Integer& n) { return n == 0 ? 0 : boost::multiprecision::msb(abs(n)) + 1; };
+  if (bits(boost::multiprecision::numerator(value)) > kMaxBits || bits(boost::multiprecision::denominator(value)) > kMaxBits)
+    return fail(fmt::format("numerator or denominator exceeds 2^{}", kMaxBits));
+  return {};
+}
+
 }  // namespace
 
 Result<Literal> parseLiteral(std::string_view text) {
-  auto invalid = [&](const std::string& why) {
-    return fail(fmt::format("'{}' is not a number: {}", text, why));
-  };
+  auto invalid = [&](const std::string& why) { return fail(fmt::format("{} is not a number: {}", quote(text), why)); };
   if (equalsIgnoringCase(text, "nan")) return Literal{Literal::Kind::nan, Rational(0)};
-  if (equalsIgnoringCase(text, "inf") || equalsIgnoringCase(text, "+inf"))
-    return Literal{Literal::Kind::posInf, Rational(0)};
+  if (equalsIgnoringCase(text, "inf")) return Literal{Literal::Kind::posInf, Rational(0)};
   if (equalsIgnoringCase(text, "-inf")) return Literal{Literal::Kind::negInf, Rational(0)};
   if (text.empty()) return invalid("empty");
 
@@ -131,7 +144,8 @@ Result<Literal> parseLiteral(std::string_view text) {
   bool negative = s.take('-');
   auto magnitude = parseMagnitude(s);
   if (!magnitude) return invalid(magnitude.error().message);
-  if (!s.done()) return invalid(fmt::format("unexpected '{}' at offset {}", text[s.at], s.at));
+  if (!s.done()) return invalid(fmt::format("unexpected {} at offset {}", quote(text.substr(s.at, 1)), s.at));
+  if (auto ok = checkSize(*magnitude); !ok) return invalid(ok.error().message);
   if (negative && *magnitude == 0) return Literal{Literal::Kind::negZero, Rational(0)};
   return Literal{Literal::Kind::finite, negative ? Rational(-*magnitude) : *magnitude};
 }

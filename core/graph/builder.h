@@ -27,8 +27,9 @@ class GraphBuilder {
   Graph<T> build() && { return std::move(graph_); }
 
  private:
-  explicit GraphBuilder(Graph<T> graph) : graph_(std::move(graph)) {}
+  GraphBuilder(Graph<T> graph, std::size_t elements) : graph_(std::move(graph)), elements_(elements) {}
   Graph<T> graph_;
+  std::size_t elements_;  // in all positions so far, at most kMaxGraphElements
 };
 
 //! Checks that `inputs` fit the graph's input shapes.

@@ -8,22 +8,30 @@ namespace tc {
 
 template <class T>
 Result<GraphBuilder<T>> GraphBuilder<T>::create(std::vector<Shape> inputs, DataSchema schema) {
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (auto size = checkShape(inputs[i]); !size) return fail(fmt::format("input {}: {}", i, size.error().message));
+  std::size_t elements = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto size = checkShape(inputs[i]);
+    if (!size) return fail(fmt::format("input {}: {}", i, size.error().message));
+    elements += *size;
+    if (elements > kMaxGraphElements)
+      return fail(fmt::format("input {}: the inputs hold more than {} elements in all", i, kMaxGraphElements));
+  }
   for (const auto& [key, shape] : schema.tensors)
     if (auto size = checkShape(shape); !size)
-      return fail(fmt::format("data tensor '{}': {}", key, size.error().message));
-  return GraphBuilder(Graph<T>{std::move(inputs), {}, std::move(schema)});
+      return fail(fmt::format("data tensor {}: {}", quote(key), size.error().message));
+  return GraphBuilder(Graph<T>{std::move(inputs), {}, std::move(schema)}, elements);
 }
 
 template <class T>
 Result<std::size_t> GraphBuilder<T>::add(OpKind kind, std::vector<std::size_t> args, Attrs<T> attrs,
                                          std::optional<Shape> declared) {
   const std::size_t position = graph_.positionCount();
-  std::string where = kind == OpKind::opaque && attrs.opaque
-                          ? fmt::format("node {} (opaque {})", position, attrs.opaque->name)
-                          : fmt::format("node {} ({})", position, opName(kind));
-  auto error = [&](const std::string& why) { return fail(where + ": " + why); };
+  auto error = [&](const std::string& why) {
+    std::string where = kind == OpKind::opaque && attrs.opaque
+                            ? fmt::format("node {} (opaque {})", position, attrs.opaque->name)
+                            : fmt::format("node {} ({})", position, opName(kind));
+    return fail(where + ": " + why);
+  };
   if (kind == OpKind::opaque && !attrs.opaque) return error("no opaque entry given");
   Requirement needs = requirementOf(kind, attrs);
   if (!satisfies(Carrier<T>::caps, needs))
@@ -39,11 +47,15 @@ Result<std::size_t> GraphBuilder<T>::add(OpKind kind, std::vector<std::size_t> a
   }
   auto shape = inferShape(kind, ShapeCall<T>{attrs, argShapes, graph_.schema});
   if (!shape) return error(shape.error().message);
-  if (auto size = checkShape(*shape); !size) return error(size.error().message);
+  auto size = checkShape(*shape);
+  if (!size) return error(size.error().message);
+  if (*size > kMaxGraphElements - elements_)
+    return error(fmt::format("the graph would hold more than {} elements in all positions", kMaxGraphElements));
   if (declared && *declared != *shape)
     return error(fmt::format("declared shape {} differs from the inferred shape {}", formatShape(*declared),
                              formatShape(*shape)));
   graph_.nodes.push_back(Node<T>{kind, std::move(args), std::move(attrs), std::move(*shape)});
+  elements_ += *size;
   return position;
 }
 
@@ -51,7 +63,7 @@ template <class T>
 Result<std::size_t> GraphBuilder<T>::addOpaque(std::string_view name, std::vector<std::size_t> args,
                                                std::optional<Shape> declared) {
   const OpaqueDef<T>* def = OpaqueRegistry<T>::instance().find(name);
-  if (!def) return fail(fmt::format("node {} (opaque): unknown opaque name '{}'", graph_.positionCount(), name));
+  if (!def) return fail(fmt::format("node {} (opaque): unknown opaque name {}", graph_.positionCount(), quote(name)));
   Attrs<T> attrs;
   attrs.opaque = def;
   return add(OpKind::opaque, std::move(args), std::move(attrs), std::move(declared));
@@ -72,14 +84,14 @@ template <class T>
 Result<void> checkData(const Graph<T>& graph, const Data<T>& data) {
   for (const auto& [key, shape] : graph.schema.tensors) {
     auto entry = data.find(key);
-    if (entry == data.end()) return fail(fmt::format("data tensor '{}' is missing", key));
+    if (entry == data.end()) return fail(fmt::format("data tensor {} is missing", quote(key)));
     if (entry->second.shape != shape || entry->second.size() != elementCount(shape))
-      return fail(fmt::format("data tensor '{}' has shape {}, the schema says {}", key,
+      return fail(fmt::format("data tensor {} has shape {}, the schema says {}", quote(key),
                               formatShape(entry->second.shape), formatShape(shape)));
   }
   for (const auto& entry : data)
     if (!graph.schema.tensors.contains(entry.first))
-      return fail(fmt::format("data tensor '{}' is not in the graph's schema", entry.first));
+      return fail(fmt::format("data tensor {} is not in the graph's schema", quote(entry.first)));
   return {};
 }
 

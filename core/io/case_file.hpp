@@ -9,6 +9,7 @@
 
 #include "core/graph/builder.hpp"
 #include "core/io/case_file.h"
+#include "core/support/text.h"
 
 namespace tc {
 namespace io_detail {
@@ -20,7 +21,7 @@ inline Result<void> onlyKeys(const json& object, const std::vector<std::string_v
   for (const auto& item : object.items()) {
     bool known = false;
     for (auto name : allowed) known = known || item.key() == name;
-    if (!known) return fail(fmt::format("{}: unknown key '{}'", where, item.key()));
+    if (!known) return fail(fmt::format("{}: unknown key {}", where, quote(item.key())));
   }
   return {};
 }
@@ -34,6 +35,7 @@ inline Result<std::size_t> readCount(const json& j, const std::string& where) {
 
 inline Result<Shape> readShape(const json& j, const std::string& where) {
   if (!j.is_array()) return fail(fmt::format("{}: a shape must be an array of dimensions", where));
+  if (j.size() > kMaxRank) return fail(fmt::format("{}: rank {} exceeds the maximum rank {}", where, j.size(), kMaxRank));
   Shape shape;
   for (std::size_t i = 0; i < j.size(); ++i) {
     auto dim = readCount(j[i], fmt::format("{}: dimension {}", where, i));
@@ -46,11 +48,9 @@ inline Result<Shape> readShape(const json& j, const std::string& where) {
 
 template <class T>
 Result<T> readValue(const json& j, const std::string& where) {
-  std::string text;
-  if (j.is_string()) text = j.get<std::string>();
-  else if (j.is_number_integer()) text = j.dump();
-  else return fail(fmt::format("{}: a value must be a string such as \"-3/4\", got {}", where, j.dump()));
-  auto value = parseValue<T>(text);
+  if (!j.is_string())
+    return fail(fmt::format("{}: a value must be a string such as \"-3/4\" (exact), got {}", where, j.type_name()));
+  auto value = parseValue<T>(j.get_ref<const std::string&>());
   if (!value) return fail(where + ": " + value.error().message);
   return value;
 }
@@ -135,7 +135,7 @@ Result<Attrs<T>> readAttrs(OpKind kind, const json& node, const std::string& whe
       ok = text("name", name);
       if (!ok) break;
       out.opaque = OpaqueRegistry<T>::instance().find(name);
-      if (!out.opaque) ok = fail(fmt::format("{}: unknown opaque name '{}'", where, name));
+      if (!out.opaque) ok = fail(fmt::format("{}: unknown opaque name {}", where, quote(name)));
       break;
     }
     case OpKind::reshape:
@@ -166,7 +166,7 @@ Result<void> readNode(GraphBuilder<T>& builder, const json& node) {
   if (!node.contains("op") || !node["op"].is_string()) return fail(where + ": 'op' must be a string");
   std::string name = node["op"].get<std::string>();
   auto kind = opByName(name);
-  if (!kind) return fail(fmt::format("{}: unknown op '{}'", where, name));
+  if (!kind) return fail(fmt::format("{}: unknown op {}", where, quote(name)));
   where = fmt::format("node {} ({})", position, name);
   std::vector<std::size_t> args;
   if (node.contains("args")) {
@@ -194,7 +194,7 @@ template <class T>
 Result<void> readData(const json& j, DataSchema& schema, Data<T>& data) {
   if (!j.is_object()) return fail("data: must be an object of named entries");
   for (const auto& [key, entry] : j.items()) {
-    std::string where = fmt::format("data '{}'", key);
+    std::string where = fmt::format("data {}", quote(key));
     if (!entry.is_object()) return fail(where + ": must be an object");
     if (entry.contains("indices")) {
       if (auto ok = onlyKeys(entry, {"indices"}, where); !ok) return std::unexpected(ok.error());
@@ -231,12 +231,13 @@ Result<Pack<T>> readSeeds(const json& root, const Graph<T>& graph, std::size_t o
     for (const auto& [key, values] : pack.items()) {
       std::size_t p = 0;
       auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), p);
-      if (ec != std::errc() || end != key.data() + key.size() || key.empty())
-        return fail(fmt::format("seeds: key '{}' is not a position", key));
+      bool canonical = !key.empty() && (key == "0" || key[0] != '0');
+      if (ec != std::errc() || end != key.data() + key.size() || !canonical)
+        return fail(fmt::format("seeds: key {} is not a position", quote(key)));
       if (p >= graph.positionCount())
         return fail(fmt::format("seeds: position {} is out of range (the graph has {} positions)", p,
                                 graph.positionCount()));
-      auto tensor = readTensorValues<T>(values, graph.shapeAt(p), fmt::format("seeds '{}'", key));
+      auto tensor = readTensorValues<T>(values, graph.shapeAt(p), fmt::format("seeds '{}'", p));
       if (!tensor) return std::unexpected(tensor.error());
       seeds[p] = std::move(*tensor);
     }
@@ -261,9 +262,10 @@ Result<Case<T>> readRoot(const json& root) {
       !ok)
     return std::unexpected(ok.error());
   if (!root.contains("tapecheck")) return fail("document: missing \"tapecheck\": 1 (the format version)");
-  if (root["tapecheck"] != 1)
+  const json& version = root["tapecheck"];
+  if (!version.is_number_integer() || version != 1)
     return fail(fmt::format("document: unsupported format version {} (this tapecheck reads version 1)",
-                            root["tapecheck"].dump()));
+                            version.is_number() ? version.dump() : std::string(version.type_name())));
   if (!root.contains("inputs") || !root["inputs"].is_array()) return fail("inputs: missing or not an array");
   std::vector<Shape> inputs;
   for (std::size_t i = 0; i < root["inputs"].size(); ++i) {
@@ -369,11 +371,19 @@ json nodeToJson(const Node<T>& node) {
 template <class T>
 Result<Case<T>> parseCase(std::string_view text) {
   using nlohmann::json;
+  // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
+  constexpr int kMaxDepth = 64;
+  struct TooDeep {};
   json root;
   try {
-    root = json::parse(text);
+    root = json::parse(text, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    return fail(fmt::format("malformed JSON: nested deeper than {} levels", kMaxDepth));
   } catch (const json::exception& e) {
-    return fail(fmt::format("malformed JSON: {}", e.what()));
+    return fail(fmt::format("malformed JSON: {}", escape(e.what(), 300)));
   }
   try {
     return io_detail::readRoot<T>(root);

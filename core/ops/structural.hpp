@@ -151,9 +151,9 @@ struct Mask : UnaryBase {
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     auto entry = c.schema.tensors.find(c.attrs.key);
-    if (entry == c.schema.tensors.end()) return fail(fmt::format("data has no tensor '{}'", c.attrs.key));
+    if (entry == c.schema.tensors.end()) return fail(fmt::format("data has no tensor {}", quote(c.attrs.key)));
     if (entry->second != c.arg(0))
-      return fail(fmt::format("data tensor '{}' has shape {}, argument has shape {}", c.attrs.key,
+      return fail(fmt::format("data tensor {} has shape {}, argument has shape {}", quote(c.attrs.key),
                               formatShape(entry->second), formatShape(c.arg(0))));
     return c.arg(0);
   }
@@ -175,14 +175,14 @@ struct Gather0 : UnaryBase {
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     auto entry = c.schema.indices.find(c.attrs.key);
-    if (entry == c.schema.indices.end()) return fail(fmt::format("data has no index list '{}'", c.attrs.key));
+    if (entry == c.schema.indices.end()) return fail(fmt::format("data has no index list {}", quote(c.attrs.key)));
     const Shape& x = c.arg(0);
     if (x.empty()) return fail("needs at least one axis, got a scalar");
     const auto& rows = entry->second;
-    if (rows.empty()) return fail(fmt::format("index list '{}' is empty", c.attrs.key));
+    if (rows.empty()) return fail(fmt::format("index list {} is empty", quote(c.attrs.key)));
     for (std::size_t j = 0; j < rows.size(); ++j)
       if (rows[j] >= x[0])
-        return fail(fmt::format("index {} of '{}' is {}, out of range for {} rows", j, c.attrs.key, rows[j], x[0]));
+        return fail(fmt::format("index {} of {} is {}, out of range for {} rows", j, quote(c.attrs.key), rows[j], x[0]));
     Shape out = x;
     out[0] = rows.size();
     auto size = checkShape(out);
