@@ -36,14 +36,14 @@ inline Result<std::size_t> readCount(const json& j, const std::string& where) {
 inline Result<Shape> readShape(const json& j, const std::string& where) {
   if (!j.is_array()) return fail(fmt::format("{}: a shape must be an array of dimensions", where));
   if (j.size() > kMaxRank) return fail(fmt::format("{}: rank {} exceeds the maximum rank {}", where, j.size(), kMaxRank));
-  Shape shape;
+  std::vector<std::size_t> dims;
   for (std::size_t i = 0; i < j.size(); ++i) {
     auto dim = readCount(j[i], fmt::format("{}: dimension {}", where, i));
     if (!dim) return std::unexpected(dim.error());
-    shape.push_back(*dim);
+    dims.push_back(*dim);
   }
-  if (auto size = checkShape(shape); !size) return fail(where + ": " + size.error().message);
-  return shape;
+  if (auto size = checkDimensions(dims); !size) return fail(where + ": " + size.error().message);
+  return Shape(dims.begin(), dims.end());
 }
 
 template <class T>

@@ -183,8 +183,10 @@ struct Gather0 : UnaryBase {
     for (std::size_t j = 0; j < rows.size(); ++j)
       if (rows[j] >= x[0])
         return fail(fmt::format("index {} of {} is {}, out of range for {} rows", j, quote(c.attrs.key), rows[j], x[0]));
+    if (rows.size() > kMaxElements)
+      return fail(fmt::format("index list {} has more than {} rows", quote(c.attrs.key), kMaxElements));
     Shape out = x;
-    out[0] = rows.size();
+    out[0] = static_cast<Shape::Dim>(rows.size());
     auto size = checkShape(out);
     if (!size) return std::unexpected(size.error());
     return out;

@@ -10,6 +10,19 @@
 
 namespace tc {
 
+//! Every position's values in one buffer, position p at [offsets[p], offsets[p + 1]): the dense
+//! pass works on it so that it allocates once rather than once per position.
+template <class T>
+struct FlatPack {
+  std::shared_ptr<const std::vector<std::size_t>> offsets;
+  std::vector<T> values;
+
+  std::span<T> at(std::size_t p) { return {values.data() + (*offsets)[p], (*offsets)[p + 1] - (*offsets)[p]}; }
+  std::span<const T> at(std::size_t p) const {
+    return {values.data() + (*offsets)[p], (*offsets)[p + 1] - (*offsets)[p]};
+  }
+};
+
 //! Gradients of a single-output pass: positions that were never written read as zero, and
 //! no storage is allocated for them.
 template <class T>
@@ -18,12 +31,12 @@ class GradientView {
   //! A view of the positions in `stored`; every other position reads as zero.
   GradientView(const Graph<T>& graph, std::vector<std::pair<std::size_t, Tensor<T>>> stored);
   //! A view in which every position is stored (the dense pass).
-  GradientView(const Graph<T>& graph, Pack<T> all);
+  GradientView(const Graph<T>& graph, FlatPack<T> all);
   //! The gradient at `position` (zeros of its shape when it was never written).
   Tensor<T> at(std::size_t position) const;
   //! Whether `position` holds stored values.
   bool isStored(std::size_t position) const;
-  std::size_t storedCount() const { return all_.empty() ? stored_.size() : all_.size(); }
+  std::size_t storedCount() const { return all_.offsets ? size() : stored_.size(); }
   std::size_t size() const { return graph_->positionCount(); }
   //! Every position's gradient, in position order.
   Pack<T> materialize() const;
@@ -32,7 +45,7 @@ class GradientView {
   const Tensor<T>* find(std::size_t position) const;
   const Graph<T>* graph_;
   std::vector<std::pair<std::size_t, Tensor<T>>> stored_;  // ascending positions
-  Pack<T> all_;                                            // or every position
+  FlatPack<T> all_;                                        // or every position
 };
 
 //! The result of backwardDenseAllFrom: the gradients and how many node programs ran.
@@ -71,12 +84,14 @@ class Compiled {
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
  private:
-  Pack<T> densePass(Pack<T> gradients) const;
+  FlatPack<T> densePass(FlatPack<T> gradients) const;
+  FlatPack<T> zeroFlatPack() const;
   SingleOutputGradients<T> supportPass(std::size_t output, const Tensor<T>& seed) const;
 
   SavedGraph<T> saved_;
   std::shared_ptr<const Context<T>> context_;
   std::size_t highestOpaque_ = npos;
+  std::shared_ptr<const std::vector<std::size_t>> offsets_;  // of every position in a FlatPack
   // Stamp marks of the single-output pass: slot p is live iff stamp_[p] == generation_.
   mutable std::vector<std::uint32_t> stamp_;
   mutable std::vector<std::uint32_t> slot_;

@@ -17,13 +17,12 @@ GradientView<T>::GradientView(const Graph<T>& graph, std::vector<std::pair<std::
 }
 
 template <class T>
-GradientView<T>::GradientView(const Graph<T>& graph, Pack<T> all) : graph_(&graph), all_(std::move(all)) {
-  assert(all_.size() == graph.positionCount());
+GradientView<T>::GradientView(const Graph<T>& graph, FlatPack<T> all) : graph_(&graph), all_(std::move(all)) {
+  assert(all_.offsets->size() == graph.positionCount() + 1);
 }
 
 template <class T>
 const Tensor<T>* GradientView<T>::find(std::size_t position) const {
-  if (!all_.empty()) return &all_[position];
   auto it = std::lower_bound(stored_.begin(), stored_.end(), position,
                              [](const auto& entry, std::size_t p) { return entry.first < p; });
   return it != stored_.end() && it->first == position ? &it->second : nullptr;
@@ -31,13 +30,17 @@ const Tensor<T>* GradientView<T>::find(std::size_t position) const {
 
 template <class T>
 Tensor<T> GradientView<T>::at(std::size_t position) const {
+  if (all_.offsets) {
+    std::span<const T> values = all_.at(position);
+    return Tensor<T>(graph_->shapeAt(position), std::vector<T>(values.begin(), values.end()));
+  }
   const Tensor<T>* stored = find(position);
   return stored ? *stored : kernels::zeros<T>(graph_->shapeAt(position));
 }
 
 template <class T>
 bool GradientView<T>::isStored(std::size_t position) const {
-  return find(position) != nullptr;
+  return all_.offsets || find(position) != nullptr;
 }
 
 template <class T>
@@ -53,6 +56,9 @@ Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_pt
     : saved_(graph, data, context), context_(std::move(context)) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
     if (graph.nodeAt(p).op == OpKind::opaque) highestOpaque_ = p;
+  auto offsets = std::make_shared<std::vector<std::size_t>>(1, 0);
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) offsets->push_back(offsets->back() + elementCount(graph.shapeAt(p)));
+  offsets_ = std::move(offsets);
   stamp_.assign(graph.positionCount(), 0);
   slot_.assign(graph.positionCount(), 0);
 }
@@ -65,36 +71,57 @@ Result<Compiled<T>> compileChecked(const Graph<T>& graph, const Pack<T>& inputs,
 }
 
 template <class T>
+FlatPack<T> Compiled<T>::zeroFlatPack() const {
+  return FlatPack<T>{offsets_, std::vector<T>(offsets_->back(), zero<T>())};
+}
+
+template <class T>
 Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
   if (auto ok = checkSeedPack(graph(), seed); !ok) return std::unexpected(ok.error());
-  return densePass(seed);
+  FlatPack<T> flat{offsets_, {}};
+  flat.values.reserve(offsets_->back());
+  for (const Tensor<T>& t : seed) flat.values.insert(flat.values.end(), t.values.begin(), t.values.end());
+  flat = densePass(std::move(flat));
+  Pack<T> gradients;
+  gradients.reserve(seed.size());
+  for (std::size_t p = 0; p < seed.size(); ++p) {
+    std::span<const T> values = flat.at(p);
+    gradients.push_back(Tensor<T>(seed[p].shape, std::vector<T>(values.begin(), values.end())));
+  }
+  return gradients;
 }
 
 // The dense order without its zero contributions. Adding +0 is idempotent and changes only a
 // -0, so each slot keeps the visit count at its last write: a later visit that did not write
 // it left a +0 pending, applied ("settled") before the slot is next read or written.
 template <class T>
-Pack<T> Compiled<T>::densePass(Pack<T> g) const {
+FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
   constexpr bool zeroIsIdentity = Carrier<T>::caps.storageEquality;
   constexpr std::size_t kFinal = std::numeric_limits<std::size_t>::max();
   const Graph<T>& graph = this->graph();
-  std::vector<std::size_t> writtenAt(g.size(), 0);
+  const std::size_t positions = graph.positionCount();
+  std::vector<std::size_t> writtenAt(positions, 0);
   std::size_t visits = 0;
   auto settle = [&](std::size_t p) {
     if (!zeroIsIdentity && visits > writtenAt[p]) {
       const T z = zero<T>();
-      for (T& v : g[p].values) v = v + z;
+      for (T& v : g.at(p)) v = v + z;
     }
     writtenAt[p] = visits;
   };
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
     settle(p);
-    kernels::addInto(g[p], localSum);
+    std::span<T> slot = g.at(p);
+    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = slot[i] + localSum[i];
     writtenAt[p] = visits + 1;
   };
+  Tensor<T> ct;  // reused: the cotangent is copied out of the flat buffer without allocating
   for (std::size_t k = graph.positionCount(); k-- > graph.inputs.size();) {
     settle(k);
-    LocalContribution<T> c = saved_.run(k, g[k]);
+    std::span<const T> slot = g.at(k);
+    ct.shape = graph.shapeAt(k);
+    ct.values.assign(slot.begin(), slot.end());
+    LocalContribution<T> c = saved_.run(k, ct);
     if (c.isDense) {
       for (std::size_t p = 0; p < k; ++p) write(p, c.dense[p]);
     } else {
@@ -103,7 +130,7 @@ Pack<T> Compiled<T>::densePass(Pack<T> g) const {
     ++visits;
     writtenAt[k] = kFinal;
   }
-  for (std::size_t p = 0; p < g.size(); ++p)
+  for (std::size_t p = 0; p < positions; ++p)
     if (writtenAt[p] != kFinal) settle(p);
   return g;
 }
@@ -120,11 +147,9 @@ Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t o
   if constexpr (Carrier<T>::caps.storageEquality) {
     return supportPass(output, seed);
   } else {
-    Pack<T> pack;
-    pack.reserve(graph.positionCount());
-    for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(graph.shapeAt(p)));
-    pack[output] = seed;
-    return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(pack))), graph.nodes.size()};
+    FlatPack<T> flat = zeroFlatPack();
+    std::copy(seed.values.begin(), seed.values.end(), flat.at(output).begin());
+    return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(flat))), graph.nodes.size()};
   }
 }
 
