@@ -1,0 +1,40 @@
+#pragma once
+// Random well-typed cases and their graph-aware shrinks. A case is a document in the file format
+// (DESIGN section 4), so what is generated, shrunk, saved and replayed is one representation.
+#include <nlohmann/json.hpp>
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+namespace tc::gen {
+
+//! A random case document that loads on carrier T: a well-typed graph, input values, data, an
+//! output and seeds. `size` (0..100) scales the number of nodes. Deterministic in `seed`.
+template <class T>
+nlohmann::json randomCase(std::uint64_t seed, int size);
+
+//! Smaller variants of a case, each of which loads on carrier T: delete a node (rerouting its
+//! users to an earlier position of the same shape, its own argument first), drop unused inputs,
+//! shrink input dimensions, simplify values toward 0 and 1, and seed packs toward one-hot.
+template <class T>
+std::vector<nlohmann::json> shrinksOf(const nlohmann::json& doc);
+
+//! The RapidCheck generator of cases for carrier T, shrinking with shrinksOf.
+template <class T>
+rc::Gen<nlohmann::json> arbitraryCase() {
+  return rc::Gen<nlohmann::json>([](const rc::Random& random, int size) {
+    std::uint64_t seed = rc::Random(random).next();
+    return rc::shrinkable::shrinkRecur(randomCase<T>(seed, size), [](const nlohmann::json& doc) {
+      return rc::seq::fromContainer(shrinksOf<T>(doc));
+    });
+  });
+}
+
+}  // namespace tc::gen
+
+namespace nlohmann {
+//! How RapidCheck prints a generated case: the document itself, on one line.
+inline void showValue(const json& doc, std::ostream& os) { os << doc.dump(); }
+}  // namespace nlohmann

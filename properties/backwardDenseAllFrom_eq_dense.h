@@ -1,0 +1,58 @@
+#pragma once
+// The single-output pass (Compiled.backwardDenseAllFrom) equals the dense pass on a single seed,
+// and runs exactly the node programs of the visit set V of DESIGN 1.9, computed here from the
+// graph alone.
+#include <algorithm>
+
+#include "core/io/case_file.h"
+#include "core/ops/kernels.h"
+#include "core/runtime/compiled.h"
+#include "properties/compare.hpp"
+
+namespace tc::props {
+
+//! |V|: with storage equality the output's ancestors through certified support (every argument
+//! of a compact node except of detach, which has no terms) plus every node at or below the
+//! highest opaque node; otherwise every node.
+template <class T>
+std::size_t expectedVisits(const Graph<T>& graph, std::size_t output) {
+  if (!Carrier<T>::caps.storageEquality) return graph.nodes.size();
+  std::size_t highestOpaque = 0;
+  bool anyOpaque = false;
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+    if (graph.nodeAt(p).op == OpKind::opaque) highestOpaque = p, anyOpaque = true;
+  std::vector<bool> visited(graph.positionCount(), false);
+  std::vector<bool> reached(graph.positionCount(), false);
+  reached[output] = true;
+  for (std::size_t p = graph.positionCount(); p-- > graph.inputs.size();) {
+    bool inPrefix = anyOpaque && p <= highestOpaque;
+    if (!reached[p] && !inPrefix) continue;
+    visited[p] = true;
+    const Node<T>& node = graph.nodeAt(p);
+    if (node.op == OpKind::detach) continue;
+    for (std::size_t a : node.args) reached[a] = true;
+  }
+  return static_cast<std::size_t>(std::count(visited.begin(), visited.end(), true));
+}
+
+template <class T>
+Verdict backwardDenseAllFrom_eq_dense(const Case<T>& c) {
+  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
+  if (!compiled) return Verdict::pass();
+  const Tensor<T>& seed = c.seeds[c.output];
+  auto single = compiled->backwardDenseAllFrom(c.output, seed);
+  if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);
+  Pack<T> pack;
+  for (std::size_t p = 0; p < c.graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(c.graph.shapeAt(p)));
+  pack[c.output] = seed;
+  Pack<T> dense = *compiled->backwardDenseFrom(pack);
+  std::string d = packDifference(single->gradients.materialize(), dense);
+  if (!d.empty()) return Verdict::fail(fmt::format("backwardDenseAllFrom({}) vs backwardDenseFrom: {}", c.output, d));
+  std::size_t expected = expectedVisits(c.graph, c.output);
+  if (single->programsRun != expected)
+    return Verdict::fail(fmt::format("backwardDenseAllFrom({}) ran {} node programs, the visit set has {}", c.output,
+                                     single->programsRun, expected));
+  return Verdict::pass();
+}
+
+}  // namespace tc::props

@@ -1,0 +1,58 @@
+#pragma once
+// What the properties compare: packs value by value (== on exact carriers, bit patterns on IEEE),
+// errors by message, and tapes observationally.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "core/carriers/carrier.h"
+#include "core/runtime/tape.h"
+
+namespace tc::props {
+
+//! A property's verdict on one case: it holds, or what differed.
+struct Verdict {
+  bool holds = true;
+  std::string why;
+  static Verdict pass() { return {}; }
+  static Verdict fail(std::string why) { return {false, std::move(why)}; }
+};
+
+//! Empty when equal, else the first difference ("position 3 value 1: 2 vs 5/2").
+template <class T>
+std::string packDifference(const Pack<T>& left, const Pack<T>& right) {
+  if (left.size() != right.size()) return fmt::format("{} positions vs {}", left.size(), right.size());
+  for (std::size_t p = 0; p < left.size(); ++p) {
+    if (left[p].shape != right[p].shape)
+      return fmt::format("position {}: shape {} vs {}", p, formatShape(left[p].shape), formatShape(right[p].shape));
+    for (std::size_t i = 0; i < left[p].size(); ++i)
+      if (!Carrier<T>::same(left[p][i], right[p][i]))
+        return fmt::format("position {} value {}: {} vs {}", p, i, Carrier<T>::format(left[p][i]),
+                           Carrier<T>::format(right[p][i]));
+  }
+  return {};
+}
+
+//! Both succeeded with equal values, or both failed with the same message.
+template <class T, class F>
+std::string resultDifference(const Result<T>& left, const Result<T>& right, F&& compareValues) {
+  if (!left && !right)
+    return left.error().message == right.error().message
+               ? std::string()
+               : fmt::format("different errors: '{}' vs '{}'", left.error().message, right.error().message);
+  if (!left) return fmt::format("left failed ('{}'), right succeeded", left.error().message);
+  if (!right) return fmt::format("left succeeded, right failed ('{}')", right.error().message);
+  return compareValues(*left, *right);
+}
+
+//! Cotangents that tapes are probed with at a node of `shape`: zero, a varied pattern, IEEE
+//! specials (on IEEE carriers), and one of the wrong shape.
+template <class T>
+Pack<T> probeCotangents(const Shape& shape, std::size_t salt);
+
+//! Observational tape equivalence: same length; per node the same name, value, requiresGrad
+//! and parents; closures with identical results or errors on the probe cotangents.
+template <class T>
+std::string tapeDifference(const Tape<T>& left, const Tape<T>& right);
+
+}  // namespace tc::props

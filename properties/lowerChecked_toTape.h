@@ -1,0 +1,24 @@
+#pragma once
+// Theorem SavedGraph.lowerChecked_toTape: checked saved programs and indexed lowering have the
+// same errors, tape and context.
+#include "core/io/case_file.h"
+#include "core/runtime/saved_graph.h"
+#include "properties/compare.hpp"
+
+namespace tc::props {
+
+template <class T>
+Verdict lowerChecked_toTape(const Case<T>& c) {
+  auto saved = SavedGraph<T>::lowerChecked(c.graph, *c.inputs, c.data);
+  Result<TapeAndContext<T>> left =
+      saved ? Result<TapeAndContext<T>>(TapeAndContext<T>{saved->saved.toTape(*c.inputs), saved->context})
+            : Result<TapeAndContext<T>>(std::unexpected(saved.error()));
+  auto right = lowerToArrayChecked(c.graph, *c.inputs, c.data);
+  std::string d = resultDifference(left, right, [](const TapeAndContext<T>& a, const TapeAndContext<T>& b) {
+    std::string context = packDifference(*a.context, *b.context);
+    return context.empty() ? tapeDifference(a.tape, b.tape) : "context " + context;
+  });
+  return d.empty() ? Verdict::pass() : Verdict::fail("lowerChecked mapped to (toTape, context) vs lowerToArrayChecked: " + d);
+}
+
+}  // namespace tc::props

@@ -1,0 +1,7 @@
+// The theorem properties and oracles on the float carrier.
+#include "generators/case_gen.hpp"
+#include "tests/properties/suite.h"
+
+namespace tc {
+TAPECHECK_PROPERTY_SUITE(PropertiesFloat, float)
+}  // namespace tc

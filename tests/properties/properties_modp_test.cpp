@@ -1,0 +1,7 @@
+// The theorem properties and oracles on the modp carrier.
+#include "generators/case_gen.hpp"
+#include "tests/properties/suite.h"
+
+namespace tc {
+TAPECHECK_PROPERTY_SUITE(PropertiesModP, ModP)
+}  // namespace tc

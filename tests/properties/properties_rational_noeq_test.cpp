@@ -1,0 +1,7 @@
+// The theorem properties and oracles on the rational_noeq carrier.
+#include "generators/case_gen.hpp"
+#include "tests/properties/suite.h"
+
+namespace tc {
+TAPECHECK_PROPERTY_SUITE(PropertiesRationalNoEq, RationalNoEq)
+}  // namespace tc
