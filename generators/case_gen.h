@@ -5,6 +5,7 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <utility>
 #include <ostream>
 #include <vector>
 
@@ -20,6 +21,24 @@ nlohmann::json randomCase(std::uint64_t seed, int size);
 //! shrink input dimensions, simplify values toward 0 and 1, and seed packs toward one-hot.
 template <class T>
 std::vector<nlohmann::json> shrinksOf(const nlohmann::json& doc);
+
+//! Greedy shrinking outside RapidCheck: repeatedly takes the first shrink for which `stillFails`
+//! holds, until none does. Returns the smallest case found and how many steps it took.
+template <class T, class Predicate>
+std::pair<nlohmann::json, std::size_t> shrinkWhile(nlohmann::json doc, Predicate&& stillFails) {
+  std::size_t steps = 0;
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (auto& candidate : shrinksOf<T>(doc))
+      if (stillFails(candidate)) {
+        doc = std::move(candidate);
+        ++steps;
+        progressed = true;
+        break;
+      }
+  }
+  return {std::move(doc), steps};
+}
 
 //! The RapidCheck generator of cases for carrier T, shrinking with shrinksOf.
 template <class T>
