@@ -10,12 +10,15 @@
 
 namespace tc::props {
 
-//! A property's verdict on one case: it holds, or what differed.
+//! A property's verdict on one case: it holds, or what differed. A property that does not
+//! apply to a case (an oracle at a kink, say) holds vacuously and names why in `skipped`.
 struct Verdict {
   bool holds = true;
   std::string why;
+  std::string skipped;
   static Verdict pass() { return {}; }
-  static Verdict fail(std::string why) { return {false, std::move(why)}; }
+  static Verdict fail(std::string why) { return {false, std::move(why), {}}; }
+  static Verdict skip(std::string reason) { return {true, {}, std::move(reason)}; }
 };
 
 //! Empty when equal, else the first difference ("position 3 value 1: 2 vs 5/2").

@@ -4,4 +4,5 @@
 
 namespace tc {
 TAPECHECK_PROPERTY_SUITE(PropertiesModP, ModP)
+TAPECHECK_EXACT_ORACLES(PropertiesModP, ModP)
 }  // namespace tc

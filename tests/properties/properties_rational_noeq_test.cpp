@@ -4,4 +4,5 @@
 
 namespace tc {
 TAPECHECK_PROPERTY_SUITE(PropertiesRationalNoEq, RationalNoEq)
+TAPECHECK_PROPERTY(PropertiesRationalNoEq, RationalNoEq, linearity)
 }  // namespace tc

@@ -4,4 +4,5 @@
 
 namespace tc {
 TAPECHECK_PROPERTY_SUITE(PropertiesRational, Rational)
+TAPECHECK_EXACT_ORACLES(PropertiesRational, Rational)
 }  // namespace tc

@@ -5,7 +5,9 @@
 #include <rapidcheck/gtest.h>
 
 #include "generators/case_gen.h"
+#include "properties/adjoint_identity.h"
 #include "properties/all.h"
+#include "properties/linearity.h"
 
 namespace tc::testing {
 
@@ -15,6 +17,7 @@ void checkOnGeneratedCase(props::Verdict (*property)(const Case<T>&)) {
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) RC_FAIL("generator bug, the case does not load: " + loaded.error().message + "\n" + doc.dump());
   props::Verdict verdict = property(*loaded);
+  RC_CLASSIFY(!verdict.skipped.empty(), verdict.skipped);
   if (!verdict.holds) RC_FAIL(verdict.why + "\ncase: " + doc.dump());
 }
 
@@ -32,3 +35,8 @@ void checkOnGeneratedCase(props::Verdict (*property)(const Case<T>&)) {
   TAPECHECK_PROPERTY(Suite, Carrier, compileChecked_backwardDenseFrom_eq_tape) \
   TAPECHECK_PROPERTY(Suite, Carrier, backwardDenseAllFrom_eq_dense)         \
   TAPECHECK_PROPERTY(Suite, Carrier, determinism)
+
+//! The oracles that need exact arithmetic (and, for the adjoint identity, a dual carrier).
+#define TAPECHECK_EXACT_ORACLES(Suite, Carrier)          \
+  TAPECHECK_PROPERTY(Suite, Carrier, adjoint_identity) \
+  TAPECHECK_PROPERTY(Suite, Carrier, linearity)

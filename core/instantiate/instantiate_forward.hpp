@@ -1,0 +1,11 @@
+#pragma once
+// Instantiates only the forward side of the op library, for the dual-number carriers of the
+// adjoint oracle.
+#include "core/carriers/dual.h"
+#include "core/graph/node_program.hpp"
+#include "core/graph/opaque.hpp"
+
+#define TAPECHECK_INSTANTIATE_FORWARD(T)                   \
+  template class OpaqueRegistry<T>;                        \
+  template DomainError validateNode<T>(const OpCall<T>&);  \
+  template Tensor<T> forwardNode<T>(const OpCall<T>&);

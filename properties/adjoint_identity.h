@@ -1,0 +1,109 @@
+#pragma once
+// Oracle: the adjoint identity <seed, J·v> == <Jᵀ·seed, v>, exactly, with J·v from running the
+// forward code on dual numbers (sharing no code with the reverse terms) and Jᵀ·seed from the
+// compiled dense pass. Graphs that touch a kink (relu/abs at 0, a clamp bound, a max/min tie)
+// or hold a non-linear opaque program are skipped and classified.
+#include "core/carriers/dual.h"
+#include "core/graph/node_program.h"
+#include "core/io/case_file.h"
+#include "core/runtime/compiled.h"
+#include "properties/compare.hpp"
+
+namespace tc::props {
+
+//! Why the graph is outside the oracle's domain at these values, or empty.
+template <class T>
+std::string adjointSkipReason(const Graph<T>& graph, const Context<T>& context) {
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
+    const Node<T>& node = graph.nodeAt(p);
+    if (node.op == OpKind::opaque && !node.attrs.opaque->linearInCotangent) return "non-linear opaque program";
+    if constexpr (Carrier<T>::caps.ordered) {
+      const Tensor<T>& x = context[node.args.empty() ? 0 : node.args[0]];
+      for (std::size_t i = 0; i < x.size() && !node.args.empty(); ++i) {
+        bool kink = false;
+        switch (node.op) {
+          case OpKind::relu: case OpKind::abs: kink = x[i] == zero<T>(); break;
+          case OpKind::clamp: kink = x[i] == *node.attrs.lo || x[i] == *node.attrs.hi; break;
+          case OpKind::max: case OpKind::min: kink = x[i] == context[node.args[1]][i]; break;
+          default: break;
+        }
+        if (kink) return fmt::format("kink at {} ({})", p, opName(node.op));
+      }
+    }
+  }
+  return {};
+}
+
+template <class T>
+Attrs<Dual<T>> liftAttrs(const Attrs<T>& a) {
+  using D = Dual<T>;
+  auto lift = [](const std::optional<T>& v) { return v ? std::optional<D>(Carrier<D>::lift(*v)) : std::nullopt; };
+  Attrs<D> out;
+  out.c = lift(a.c);
+  out.lo = lift(a.lo);
+  out.hi = lift(a.hi);
+  out.axis = a.axis, out.start = a.start, out.len = a.len, out.shape = a.shape, out.key = a.key;
+  for (const T& v : a.values) out.values.push_back(Carrier<D>::lift(v));
+  if (a.opaque) out.opaque = OpaqueRegistry<D>::instance().find(a.opaque->name);
+  return out;
+}
+
+template <class T>
+Tensor<Dual<T>> liftTensor(const Tensor<T>& x, const std::vector<T>* tangent = nullptr) {
+  std::vector<Dual<T>> values;
+  for (std::size_t i = 0; i < x.size(); ++i) values.push_back({x[i], tangent ? (*tangent)[i] : zero<T>()});
+  return Tensor<Dual<T>>(x.shape, std::move(values));
+}
+
+//! The tangent of every position when the inputs move along `direction`.
+template <class T>
+Pack<T> jacobianVectorProducts(const Case<T>& c, const Pack<T>& direction) {
+  using D = Dual<T>;
+  Graph<D> graph{c.graph.inputs, {}, c.graph.schema};
+  for (const Node<T>& node : c.graph.nodes) graph.nodes.push_back(Node<D>{node.op, node.args, liftAttrs(node.attrs), node.shape});
+  Data<D> data;
+  for (const auto& [key, tensor] : c.data) data[key] = liftTensor(tensor);
+  Context<D> context;
+  for (std::size_t i = 0; i < c.inputs->size(); ++i) context.push_back(liftTensor((*c.inputs)[i], &direction[i].values));
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
+    const Node<D>& node = graph.nodeAt(p);
+    ArgValues<D> args;
+    for (std::size_t a : node.args) args.push_back(&context[a]);
+    context.push_back(forwardNode<D>(OpCall<D>{node, {args.data(), args.size()}, graph.schema, data}));
+  }
+  Pack<T> tangents;
+  for (const Tensor<D>& t : context) {
+    std::vector<T> values;
+    for (const D& v : t.values) values.push_back(v.tangent);
+    tangents.push_back(Tensor<T>(t.shape, std::move(values)));
+  }
+  return tangents;
+}
+
+template <class T>
+T innerProduct(const Pack<T>& a, const Pack<T>& b, std::size_t positions) {
+  T total = zero<T>();
+  for (std::size_t p = 0; p < positions; ++p)
+    for (std::size_t i = 0; i < a[p].size(); ++i) total = total + a[p][i] * b[p][i];
+  return total;
+}
+
+template <class T>
+Verdict adjoint_identity(const Case<T>& c) {
+  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
+  if (!compiled) return Verdict::skip("domain failure");
+  if (std::string reason = adjointSkipReason(c.graph, compiled->context()); !reason.empty())
+    return Verdict::skip(reason.substr(0, reason.find(" at ")));
+  Pack<T> direction;
+  for (std::size_t i = 0; i < c.graph.inputs.size(); ++i)
+    direction.push_back(probeCotangents<T>(c.graph.inputs[i], i)[1]);
+  Pack<T> tangents = jacobianVectorProducts(c, direction);
+  Pack<T> gradients = *compiled->backwardDenseFrom(c.seeds);
+  T forward = innerProduct(c.seeds, tangents, c.graph.positionCount());
+  T reverse = innerProduct(gradients, direction, c.graph.inputs.size());
+  if (Carrier<T>::same(forward, reverse)) return Verdict::pass();
+  return Verdict::fail(fmt::format("<seed, J·v> = {} but <Jᵀ·seed, v> = {}", Carrier<T>::format(forward),
+                                   Carrier<T>::format(reverse)));
+}
+
+}  // namespace tc::props
