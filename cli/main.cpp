@@ -4,6 +4,7 @@
 #include "cli/carrier_dispatch.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
+#include "cli/run.h"
 #include "bench/bench_command.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +21,16 @@ int main(int argc, char** argv) {
   gradCommand->add_flag("--single", grad.single,
                         "seed only the output (compiled: backwardDenseAllFrom) and report the programs run");
   gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));
+
+  RunOptions run;
+  auto* runCommand = app.add_subcommand("run", "Check every property on every carrier with generated cases (the main job)");
+  runCommand->add_option("--cases", run.cases, "generated cases per property and carrier")->check(CLI::Range(1, 1000000));
+  runCommand->add_option("--seed", run.seed, "random seed (default: from the clock; printed)");
+  std::vector<std::string> carrierChoices = kCarrierNames;
+  carrierChoices.push_back("all");
+  runCommand->add_option("--carrier", run.carrier, "one carrier, or all")->check(CLI::IsMember(carrierChoices));
+  runCommand->add_option("--property", run.property, "one property by name, or all");
+  runCommand->add_option("--save-failures", run.saveDir, "where shrunk counterexamples are saved");
 
   tc::bench::BenchOptions bench;
   auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
@@ -44,6 +55,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*gradCommand) return runGrad(grad);
+    if (*runCommand) return runProperties(run);
     if (*benchCommand) return tc::bench::runBench(bench);
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());

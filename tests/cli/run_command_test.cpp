@@ -1,0 +1,53 @@
+// `tapecheck run`: the table names every property and carrier; failures and bad options exit
+// with the documented status.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct CommandRun {
+  int status;
+  std::string out;
+};
+
+CommandRun runTapecheck(const std::string& arguments) {
+  std::string command = std::string(TAPECHECK_BINARY) + " " + arguments + " 2>&1";
+  CommandRun run{-1, {}};
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer;
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
+  run.status = WEXITSTATUS(pclose(pipe));
+  return run;
+}
+
+TEST(RunCommand, TableNamesEveryPropertyAndCarrier) {
+  CommandRun run = runTapecheck("run --cases 30 --seed 7");
+  ASSERT_EQ(run.status, 0) << run.out;
+  for (const char* name : {"ofGraph_toTape", "lowerChecked_toTape", "compileChecked_eq_lowerToTapeChecked",
+                           "compileChecked_context", "compileChecked_backwardDenseFrom",
+                           "compileChecked_backwardDenseFrom_eq_tape", "backwardDenseAllFrom_eq_dense", "determinism",
+                           "adjoint_identity", "linearity", "rational", "modp", "double", "float", "rational-noeq"})
+    EXPECT_NE(run.out.find(name), std::string::npos) << name;
+  EXPECT_NE(run.out.find("seed 7: all passed"), std::string::npos) << run.out;
+}
+
+TEST(RunCommand, TheSameSeedGivesTheSameRun) {
+  CommandRun first = runTapecheck("run --cases 20 --seed 3 --carrier modp --property linearity");
+  CommandRun second = runTapecheck("run --cases 20 --seed 3 --carrier modp --property linearity");
+  ASSERT_EQ(first.status, 0);
+  auto table = [](const std::string& out) { return out.substr(out.find("linearity"), out.find('\n', out.find("linearity"))); };
+  // The skipped count is a function of the generated cases alone.
+  EXPECT_EQ(table(first.out).substr(0, 70), table(second.out).substr(0, 70));
+}
+
+TEST(RunCommand, UnknownPropertyOrCarrierIsAUsageError) {
+  EXPECT_EQ(runTapecheck("run --property nosuch").status, 2);
+  EXPECT_EQ(runTapecheck("run --carrier complex").status, 2);
+  EXPECT_EQ(runTapecheck("run --carrier double --property adjoint_identity").status, 2);
+  EXPECT_EQ(runTapecheck("run --cases 0").status, 2);
+}
+
+}  // namespace
