@@ -2,33 +2,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <string>
+#include <vector>
+
+#include "tests/cli/run_tapecheck.h"
 
 namespace {
 
-struct CommandRun {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-CommandRun runTapecheck(const std::string& arguments) {
-  const std::string errFile = testing::TempDir() + "grad_command_stderr.txt";
-  std::string command = std::string(TAPECHECK_BINARY) + " " + arguments + " 2>" + errFile;
-  CommandRun run{-1, {}, {}};
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
-  run.status = WEXITSTATUS(pclose(pipe));
-  FILE* err = fopen(errFile.c_str(), "r");
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), err)) run.err.append(buffer.data(), n);
-  fclose(err);
-  return run;
-}
-
-std::string source(const std::string& relative) { return std::string(TAPECHECK_SOURCE_DIR) + "/" + relative; }
+using tc::testing::CommandRun;
+using tc::testing::runTapecheck;
+using tc::testing::source;
 
 TEST(GradCommand, JsonOutputHoldsContextAndGradientsAsExactStrings) {
   CommandRun run = runTapecheck("grad " + source("examples/graphs/readme.json") + " --format json");

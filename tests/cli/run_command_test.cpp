@@ -2,30 +2,18 @@
 // with the documented status.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "tests/cli/run_tapecheck.h"
 
 namespace {
 
-struct CommandRun {
-  int status;
-  std::string out;
-};
-
-CommandRun runTapecheck(const std::string& arguments) {
-  std::string command = std::string(TAPECHECK_BINARY) + " " + arguments + " 2>&1";
-  CommandRun run{-1, {}};
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer;
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
-  run.status = WEXITSTATUS(pclose(pipe));
-  return run;
-}
+using tc::testing::CommandRun;
+using tc::testing::runTapecheck;
 
 TEST(RunCommand, TableNamesEveryPropertyAndCarrier) {
   CommandRun run = runTapecheck("run --cases 30 --seed 7");
-  ASSERT_EQ(run.status, 0) << run.out;
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
   for (const char* name : {"ofGraph_toTape", "lowerChecked_toTape", "compileChecked_eq_lowerToTapeChecked",
                            "compileChecked_context", "compileChecked_backwardDenseFrom",
                            "compileChecked_backwardDenseFrom_eq_tape", "backwardDenseAllFrom_eq_dense", "determinism",

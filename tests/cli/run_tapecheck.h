@@ -1,0 +1,39 @@
+#pragma once
+// Runs the tapecheck binary as a user would and captures its exit status, stdout and stderr.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace tc::testing {
+
+struct CommandRun {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+inline std::string readAll(FILE* file) {
+  std::string text;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), file)) text.append(buffer.data(), n);
+  return text;
+}
+
+inline CommandRun runTapecheck(const std::string& arguments) {
+  const std::string errFile = ::testing::TempDir() + "tapecheck_stderr.txt";
+  std::string command = std::string(TAPECHECK_BINARY) + " " + arguments + " 2>" + errFile;
+  FILE* pipe = popen(command.c_str(), "r");
+  CommandRun run{-1, readAll(pipe), {}};
+  run.status = WEXITSTATUS(pclose(pipe));
+  FILE* err = fopen(errFile.c_str(), "r");
+  run.err = readAll(err);
+  fclose(err);
+  return run;
+}
+
+inline std::string source(const std::string& relative) { return std::string(TAPECHECK_SOURCE_DIR) + "/" + relative; }
+
+}  // namespace tc::testing
