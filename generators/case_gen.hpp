@@ -104,6 +104,14 @@ class CaseWriter {
     return pick_.pick(found);
   }
   std::size_t anyPosition() { return pick_.below(shapes_.size()); }
+  // A position satisfying `ok`, or a new const node of `fallback` when there is none, so that
+  // ops needing partners of particular shapes (matmul, linear, dot) are always buildable.
+  std::size_t ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback) {
+    if (auto p = positionWhere(ok)) return *p;
+    json n{{"op", "const"}, {"attrs", {{"shape", dims(fallback)}, {"values", values(elementCount(fallback))}}}};
+    push(std::move(n), fallback, 0);
+    return shapes_.size() - 1;
+  }
   std::size_t sameShapeAs(std::size_t x) { return *positionWhere([&](const Shape& s) { return s == shapes_[x]; }); }
 
   std::vector<OpKind> allowedOps() const {
@@ -227,21 +235,20 @@ bool CaseWriter<T>::tryAdd(OpKind kind) {
       return true;
     }
     case OpKind::dot: {
-      auto x = positionWhere([](const Shape& s) { return s.size() == 1; });
-      if (!x) return false;
-      std::size_t y = sameShapeAs(*x);
-      if (!withinDegree(degree_[*x] + degree_[y])) return false;
-      push(node({*x, y}), Shape{}, degree_[*x] + degree_[y]);
+      std::size_t x = ensure([](const Shape& s) { return s.size() == 1; }, Shape{3});
+      std::size_t y = sameShapeAs(x);
+      if (!withinDegree(degree_[x] + degree_[y])) return false;
+      push(node({x, y}), Shape{}, degree_[x] + degree_[y]);
       return true;
     }
     case OpKind::matmul: {
-      auto a = positionWhere([](const Shape& s) { return s.size() == 2; });
-      if (!a) return false;
-      std::size_t k = shapes_[*a][1];
-      auto b = positionWhere([&](const Shape& s) { return (s.size() == 1 || s.size() == 2) && s[0] == k; });
-      if (!b || !withinDegree(degree_[*a] + degree_[*b])) return false;
-      Shape out = shapes_[*b].size() == 2 ? Shape{shapes_[*a][0], shapes_[*b][1]} : Shape{shapes_[*a][0]};
-      push(node({*a, *b}), out, degree_[*a] + degree_[*b]);
+      std::size_t a = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+      const std::size_t m = shapes_[a][0], k = shapes_[a][1];
+      Shape partner = pick_.percent(50) ? Shape{k} : Shape{k, 1 + pick_.below(3)};
+      std::size_t b = ensure([&](const Shape& s) { return s == partner; }, partner);
+      if (!withinDegree(degree_[a] + degree_[b])) return false;
+      Shape out = shapes_[b].size() == 2 ? Shape{m, shapes_[b][1]} : Shape{m};
+      push(node({a, b}), out, degree_[a] + degree_[b]);
       return true;
     }
     case OpKind::transpose: {
@@ -251,13 +258,12 @@ bool CaseWriter<T>::tryAdd(OpKind kind) {
       return true;
     }
     case OpKind::linear: {
-      auto w = positionWhere([](const Shape& s) { return s.size() == 2; });
-      if (!w) return false;
-      Shape ws = shapes_[*w];
-      auto x = positionWhere([&](const Shape& s) { return s == Shape{ws[1]}; });
-      auto b = positionWhere([&](const Shape& s) { return s == Shape{ws[0]}; });
-      if (!x || !b || !withinDegree(degree_[*w] + degree_[*x])) return false;
-      push(node({*w, *x, *b}), Shape{ws[0]}, std::max(degree_[*w] + degree_[*x], degree_[*b]));
+      std::size_t w = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+      const Shape ws = shapes_[w];
+      std::size_t x = ensure([&](const Shape& s) { return s == Shape{ws[1]}; }, Shape{ws[1]});
+      std::size_t b = ensure([&](const Shape& s) { return s == Shape{ws[0]}; }, Shape{ws[0]});
+      if (!withinDegree(degree_[w] + degree_[x])) return false;
+      push(node({w, x, b}), Shape{ws[0]}, std::max(degree_[w] + degree_[x], degree_[b]));
       return true;
     }
     case OpKind::reshape: {
