@@ -161,7 +161,8 @@ class CaseWriter {
       return;
     }
     json seeds = json::object();
-    std::size_t count = 1 + pick_.below(3);
+    seeds[std::to_string(output)] = values(elementCount(shapes_[output]));  // the output is always seeded
+    std::size_t count = pick_.below(3);
     for (std::size_t i = 0; i < count; ++i) {
       std::size_t p = pick_.below(positions);
       seeds[std::to_string(p)] = values(elementCount(shapes_[p]));
