@@ -38,7 +38,7 @@ std::size_t expectedVisits(const Graph<T>& graph, std::size_t output) {
 template <class T>
 Verdict backwardDenseAllFrom_eq_dense(const Case<T>& c) {
   auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return Verdict::pass();
+  if (!compiled) return Verdict::skip("domain failure");
   const Tensor<T>& seed = c.seeds[c.output];
   auto single = compiled->backwardDenseAllFrom(c.output, seed);
   if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);

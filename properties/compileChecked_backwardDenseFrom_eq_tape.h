@@ -10,7 +10,7 @@ namespace tc::props {
 template <class T>
 Verdict compileChecked_backwardDenseFrom_eq_tape(const Case<T>& c) {
   auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return Verdict::pass();
+  if (!compiled) return Verdict::skip("domain failure");
   auto dense = compiled->backwardDenseFrom(c.seeds);
   auto tape = lowerGraphDataToTape(c.graph, *c.inputs, c.data).tape.backwardDenseFrom(c.seeds);
   std::string d = resultDifference(dense, tape, [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
