@@ -10,7 +10,7 @@
 
 #include "bench/workloads.h"
 #include "cli/exit_codes.h"
-#include "core/ops/kernels.h"
+#include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 
 namespace tc::bench {
@@ -39,14 +39,6 @@ double peakRssMib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-template <class T>
-Pack<T> singleSeed(const Graph<T>& graph, std::size_t output, const Tensor<T>& seed) {
-  Pack<T> pack;
-  for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(graph.shapeAt(p)));
-  pack[output] = seed;
-  return pack;
-}
-
 void print(nlohmann::json row) { fmt::print("{}\n", row.dump()); }
 
 int reluChainBench(const BenchOptions& o) {
@@ -61,7 +53,7 @@ int reluChainBench(const BenchOptions& o) {
                      {"compile_ms", compileMs},  {"backward_ms", backwardMs}, {"runs", o.repeat}};
   if (o.nodes <= 4000) {
     auto lowered = lowerToTapeChecked(w.graph, w.inputs, {}).value();
-    Pack<double> seeds = singleSeed(w.graph, last, ones);
+    Pack<double> seeds = singleSeedPack(w.graph, last, ones);
     row["tape_backward_ms"] = medianMs(o.repeat, [&] { lowered.tape.backwardDenseFrom(seeds).value(); });
   }
   row["peak_rss_mib"] = peakRssMib();
@@ -76,7 +68,7 @@ int singleOutputBench(const BenchOptions& o) {
   SupportGraph<T> w = supportGraph<T>(o.nodes, o.support);
   auto compiled = compileChecked(w.graph, w.inputs, {}).value();
   const Tensor<T> one({}, {Carrier<T>::fromInt(1)});
-  Pack<T> seeds = singleSeed(w.graph, w.output, one);
+  Pack<T> seeds = singleSeedPack(w.graph, w.output, one);
   std::size_t visited = compiled.backwardDenseAllFrom(w.output, one)->programsRun;
   double singleMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(w.output, one).value(); });
   double denseMs = medianMs(o.repeat, [&] { compiled.backwardDenseFrom(seeds).value(); });

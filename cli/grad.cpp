@@ -7,7 +7,7 @@
 #include "cli/exit_codes.h"
 #include "core/io/case_file.h"
 #include "core/io/listing.h"
-#include "core/ops/kernels.h"
+#include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 
@@ -25,11 +25,7 @@ struct GradRun {
 // The seed pack actually used: the file's pack, or with --single only its tensor at the output.
 template <class T>
 Pack<T> seedsFor(const Case<T>& c, bool single) {
-  if (!single) return c.seeds;
-  Pack<T> pack;
-  for (std::size_t p = 0; p < c.graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(c.graph.shapeAt(p)));
-  pack[c.output] = c.seeds[c.output];
-  return pack;
+  return single ? singleSeedPack(c.graph, c.output, c.seeds[c.output]) : c.seeds;
 }
 
 template <class T>

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "core/io/case_file.h"
-#include "core/ops/kernels.h"
+#include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "properties/compare.hpp"
 
@@ -42,10 +42,7 @@ Verdict backwardDenseAllFrom_eq_dense(const Case<T>& c) {
   const Tensor<T>& seed = c.seeds[c.output];
   auto single = compiled->backwardDenseAllFrom(c.output, seed);
   if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);
-  Pack<T> pack;
-  for (std::size_t p = 0; p < c.graph.positionCount(); ++p) pack.push_back(kernels::zeros<T>(c.graph.shapeAt(p)));
-  pack[c.output] = seed;
-  Pack<T> dense = *compiled->backwardDenseFrom(pack);
+  Pack<T> dense = *compiled->backwardDenseFrom(singleSeedPack(c.graph, c.output, seed));
   std::string d = packDifference(single->gradients.materialize(), dense);
   if (!d.empty()) return Verdict::fail(fmt::format("backwardDenseAllFrom({}) vs backwardDenseFrom: {}", c.output, d));
   std::size_t expected = expectedVisits(c.graph, c.output);

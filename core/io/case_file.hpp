@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/graph/builder.hpp"
+#include "core/graph/seed_pack.h"
 #include "core/io/case_file.h"
 #include "core/support/text.h"
 
@@ -223,8 +224,7 @@ Result<void> readData(const json& j, DataSchema& schema, Data<T>& data) {
 
 template <class T>
 Result<Pack<T>> readSeeds(const json& root, const Graph<T>& graph, std::size_t output) {
-  Pack<T> seeds;
-  for (std::size_t p = 0; p < graph.positionCount(); ++p) seeds.push_back(kernels::zeros<T>(graph.shapeAt(p)));
+  Pack<T> seeds = zeroSeedPack(graph);
   if (root.contains("seeds")) {
     const json& pack = root["seeds"];
     if (!pack.is_object()) return fail("seeds: must be an object from positions to values");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/carriers/carrier.h"
+#include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 
@@ -19,13 +20,6 @@ struct EngineGradients {
   std::string engine;
   Pack<T> gradients;
 };
-
-template <class T>
-Pack<T> zeroPack(const Graph<T>& graph) {
-  Pack<T> pack;
-  for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(Tensor<T>::filled(graph.shapeAt(p), zero<T>()));
-  return pack;
-}
 
 // The only position whose seed is not all +0, if exactly one is.
 template <class T>

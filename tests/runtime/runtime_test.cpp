@@ -11,7 +11,6 @@
 namespace tc {
 namespace {
 
-using testing::zeroPack;
 
 template <class T>
 Tensor<T> scalarOf(T v) {
@@ -198,7 +197,7 @@ TEST(SingleOutput, EqualsTheDensePassOnASingleSeed) {
   auto compiled = compileChecked(s.graph, inputs, {});
   for (std::size_t output = 0; output < s.graph.positionCount(); ++output) {
     Tensor<Rational> seed({2}, {Rational(7), *parseValue<Rational>("-1/2")});
-    Pack<Rational> pack = zeroPack(s.graph);
+    Pack<Rational> pack = zeroSeedPack(s.graph);
     pack[output] = seed;
     auto single = compiled->backwardDenseAllFrom(output, seed);
     ASSERT_TRUE(single);

@@ -10,7 +10,6 @@ namespace tc {
 namespace {
 
 using testing::expectGradientOnEveryEngine;
-using testing::zeroPack;
 
 template <class F>
 class Witness : public ::testing::Test {};
@@ -32,7 +31,7 @@ TYPED_TEST(Witness, BranchOrder) {
   std::size_t negBig = *b.add(OpKind::scale, {0}, scaleBy(F(-16777216)));
   std::size_t out = *b.add(OpKind::add, {*b.add(OpKind::add, {a, big}), negBig});
   Graph<F> g = std::move(b).build();
-  Pack<F> seeds = zeroPack(g);
+  Pack<F> seeds = zeroSeedPack(g);
   seeds[out] = Tensor<F>::filled({4}, F(1));
   // float: creation order would give (1 + 2^24) - 2^24 = 0. double is exact either way.
   expectGradientOnEveryEngine(g, {Tensor<F>::filled({4}, F(1))}, seeds, 0, std::vector<F>(4, F(1)));
@@ -43,7 +42,7 @@ TYPED_TEST(Witness, RepeatedParent) {
   auto b = *GraphBuilder<F>::create({{}});
   std::size_t out = *b.add(OpKind::add, {0, 0});
   Graph<F> g = std::move(b).build();
-  Pack<F> seeds = zeroPack(g);
+  Pack<F> seeds = zeroSeedPack(g);
   seeds[0] = Tensor<F>::filled({}, F(16777216));
   seeds[out] = Tensor<F>::filled({}, F(1));
   expectGradientOnEveryEngine(g, {Tensor<F>::filled({}, F(3))}, seeds, 0, {F(16777218)});
@@ -55,7 +54,7 @@ TYPED_TEST(Witness, DisconnectedSingularNode) {
   ASSERT_TRUE(b.add(OpKind::inv, {0}));
   std::size_t out = *b.add(OpKind::relu, {0});
   Graph<F> g = std::move(b).build();
-  Pack<F> seeds = zeroPack(g);
+  Pack<F> seeds = zeroSeedPack(g);
   seeds[out] = Tensor<F>::filled({}, F(1));
   expectGradientOnEveryEngine(g, {Tensor<F>::filled({}, F(0))}, seeds, 0, {std::numeric_limits<F>::quiet_NaN()});
 }
@@ -65,7 +64,7 @@ TYPED_TEST(Witness, OpaqueAtZeroSeed) {
   auto b = *GraphBuilder<F>::create({{3}});
   ASSERT_TRUE(b.addOpaque("const3", {0}));
   Graph<F> g = std::move(b).build();
-  expectGradientOnEveryEngine(g, {Tensor<F>::filled({3}, F(-2))}, zeroPack(g), 0, std::vector<F>(3, F(3)));
+  expectGradientOnEveryEngine(g, {Tensor<F>::filled({3}, F(-2))}, zeroSeedPack(g), 0, std::vector<F>(3, F(3)));
 }
 
 TYPED_TEST(Witness, PendingPositiveZeroIsSettledBeforeReadsAndWrites) {
@@ -77,7 +76,7 @@ TYPED_TEST(Witness, PendingPositiveZeroIsSettledBeforeReadsAndWrites) {
   std::size_t y = *b.add(OpKind::neg, {0});
   std::size_t w = *b.add(OpKind::scale, {0}, scaleBy(F(1)));
   Graph<F> g = std::move(b).build();
-  Pack<F> seeds = zeroPack(g);
+  Pack<F> seeds = zeroSeedPack(g);
   for (Tensor<F>& seed : seeds) seed = Tensor<F>::filled({}, F(-0.0));
   Pack<F> inputs{Tensor<F>::filled({}, F(1)), Tensor<F>::filled({}, F(1))};
   expectGradientOnEveryEngine(g, inputs, seeds, 0, {F(-0.0)});
@@ -91,7 +90,7 @@ TYPED_TEST(Witness, NegativeZeroSurvivesWhenNoNodeFollows) {
   auto b = *GraphBuilder<F>::create({{}});
   std::size_t y = *b.add(OpKind::scale, {0}, scaleBy(F(1)));
   Graph<F> g = std::move(b).build();
-  Pack<F> seeds = zeroPack(g);
+  Pack<F> seeds = zeroSeedPack(g);
   seeds[y] = Tensor<F>::filled({}, F(-0.0));
   seeds[0] = Tensor<F>::filled({}, F(-0.0));
   // x: -0 + (1 * -0) = -0 + -0 = -0: a write, not a +0.
