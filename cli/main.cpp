@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   carrierChoices.push_back("all");
   runCommand->add_option("--carrier", run.carrier, "one carrier, or all")->check(CLI::IsMember(carrierChoices));
   runCommand->add_option("--property", run.property, "one property by name, or all");
+  runCommand->add_option("--engine", run.engine, "the built-in engine the engine-scoped properties check")
+      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
   runCommand->add_option("--save-failures", run.saveDir, "where shrunk counterexamples are saved");
 
   tc::bench::BenchOptions bench;

@@ -11,6 +11,7 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;  //!< default: from the clock, printed so a run can be repeated
   std::string carrier = "all";
   std::string property = "all";
+  std::string engine = "compiled";
   std::string saveDir = "tapecheck-failures";
 };
 

@@ -42,7 +42,7 @@ class Choices {
 inline const std::vector<std::string> kExactValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2", "3", "1/3", "-3/2", "0", "1"};
 inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5", "-0.5", "3", "-3", "1.5", "0.25", "1", "-2"};
 inline const std::vector<std::string> kIeeeSpecials = {"-0", "nan", "inf", "-inf", "16777216", "-16777216", "1e-310", "0x1p-149"};
-inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}};
+inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 // Multiplicative depth grows rationals; ops beyond this depth are not chosen on exact carriers.
 constexpr int kMaxDegree = 12;
@@ -55,6 +55,9 @@ class CaseWriter {
   json build() {
     std::size_t inputs = 1 + pick_.below(3);
     for (std::size_t i = 0; i < inputs; ++i) addInput(pick_.pick(kShapes));
+    // A square matrix input: matmul, linear and transpose terms are only told apart from their
+    // transposes on square operands, and the adjoint identity only sees terms reached from inputs.
+    if (pick_.percent(30)) addInput(pick_.percent(50) ? Shape{2, 2} : Shape{3, 3});
     std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
     for (std::size_t k = 0; k < nodes; ++k) addNode();
     doc_["tapecheck"] = 1;
@@ -119,7 +122,10 @@ class CaseWriter {
     for (std::size_t i = 0; i < kOpCount; ++i) {
       auto kind = static_cast<OpKind>(i);
       if (kind == OpKind::opaque) continue;
-      if (satisfies(Carrier<T>::caps, requirementOf<T>(kind, Attrs<T>{}))) ops.push_back(kind);
+      if (!satisfies(Carrier<T>::caps, requirementOf<T>(kind, Attrs<T>{}))) continue;
+      ops.push_back(kind);
+      // Twice as likely: the ops whose terms pair operands (a slip there hides on most shapes).
+      if (kind == OpKind::matmul || kind == OpKind::linear || kind == OpKind::dot) ops.push_back(kind);
     }
     return ops;
   }
@@ -243,7 +249,9 @@ bool CaseWriter<T>::tryAdd(OpKind kind) {
       return true;
     }
     case OpKind::matmul: {
-      std::size_t a = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+      // Square left operands half the time: only there is a term told apart from its transpose.
+      auto square = positionWhere([](const Shape& s) { return s.size() == 2 && s[0] == s[1]; });
+      std::size_t a = square && pick_.percent(50) ? *square : ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
       const std::size_t m = shapes_[a][0], k = shapes_[a][1];
       Shape partner = pick_.percent(50) ? Shape{k} : Shape{k, 1 + pick_.below(3)};
       std::size_t b = ensure([&](const Shape& s) { return s == partner; }, partner);
@@ -407,6 +415,30 @@ void deleteNodeCandidates(const json& doc, const Graph<T>& graph, std::vector<js
   }
 }
 
+// A const node turned into an input holding the same values: one node fewer, and the values
+// become simplifiable like any input's.
+template <class T>
+void constToInputCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  const std::size_t inputs = graph.inputs.size();
+  for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (graph.nodes[k].op != OpKind::constant) continue;
+    const std::size_t q = inputs + k;
+    json candidate = doc;
+    const json node = candidate["nodes"][k];
+    candidate["nodes"].erase(k);
+    candidate["inputs"].push_back(json{{"shape", node["attrs"]["shape"]}});
+    candidate["values"].push_back(node["attrs"]["values"]);
+    // Positions below q shift up by one (a new input comes first); q becomes that input.
+    bool ok = remapPositions(candidate, 0, [&](std::size_t p) -> std::optional<std::size_t> {
+      if (p < inputs) return p;
+      if (p < q) return p + 1;
+      if (p == q) return inputs;
+      return p;
+    });
+    if (ok) out.push_back(std::move(candidate));
+  }
+}
+
 template <class T>
 void dropInputCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
   for (std::size_t i = graph.inputs.size(); i-- > 0;) {
@@ -538,6 +570,7 @@ std::vector<nlohmann::json> shrinksOf(const nlohmann::json& doc) {
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) return valid;
   detail::deleteNodeCandidates(doc, loaded->graph, candidates);
+  detail::constToInputCandidates(doc, loaded->graph, candidates);
   detail::dropInputCandidates(doc, loaded->graph, candidates);
   detail::unusedDataCandidates(doc, candidates);
   detail::shrinkDimensionCandidates(doc, candidates);

@@ -1,13 +1,14 @@
 #pragma once
 // Oracle: the adjoint identity <seed, J·v> == <Jᵀ·seed, v>, exactly, with J·v from running the
 // forward code on dual numbers (sharing no code with the reverse terms) and Jᵀ·seed from the
-// compiled dense pass. Graphs that touch a kink (relu/abs at 0, a clamp bound, a max/min tie)
+// engine's dense pass. Graphs that touch a kink (relu/abs at 0, a clamp bound, a max/min tie)
 // or hold a non-linear opaque program are skipped and classified.
 #include "core/carriers/dual.h"
 #include "core/graph/node_program.h"
 #include "core/io/case_file.h"
-#include "core/runtime/compiled.h"
+#include "core/spec/reference.h"
 #include "properties/compare.hpp"
+#include "properties/engine.h"
 
 namespace tc::props {
 
@@ -89,18 +90,23 @@ T innerProduct(const Pack<T>& a, const Pack<T>& b, std::size_t positions) {
 }
 
 template <class T>
-Verdict adjoint_identity(const Case<T>& c) {
-  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return Verdict::skip("domain failure");
-  if (std::string reason = adjointSkipReason(c.graph, compiled->context()); !reason.empty())
+Verdict adjoint_identity(const Engine<T>& engine, const Case<T>& c) {
+  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+  auto context = spec::eval(c.graph, *c.inputs, c.data);
+  if (!execution || !context) return Verdict::skip("domain failure");  // compileChecked_context judges these
+  if (std::string reason = adjointSkipReason(c.graph, *context); !reason.empty())
     return Verdict::skip(reason.substr(0, reason.find(" at ")));
   Pack<T> direction;
   for (std::size_t i = 0; i < c.graph.inputs.size(); ++i)
     direction.push_back(probeCotangents<T>(c.graph.inputs[i], i)[1]);
   Pack<T> tangents = jacobianVectorProducts(c, direction);
-  Pack<T> gradients = *compiled->backwardDenseFrom(c.seeds);
+  auto gradients = (*execution)->backwardDense(c.seeds);
+  if (!gradients) return Verdict::fail("backwardDenseFrom failed: " + gradients.error().message);
+  for (std::size_t i = 0; i < c.graph.inputs.size(); ++i)
+    if (i >= gradients->size() || (*gradients)[i].shape != c.graph.inputs[i])
+      return Verdict::fail(fmt::format("backwardDenseFrom: no gradient of shape {} at input {}", formatShape(c.graph.inputs[i]), i));
   T forward = innerProduct(c.seeds, tangents, c.graph.positionCount());
-  T reverse = innerProduct(gradients, direction, c.graph.inputs.size());
+  T reverse = innerProduct(*gradients, direction, c.graph.inputs.size());
   if (Carrier<T>::same(forward, reverse)) return Verdict::pass();
   return Verdict::fail(fmt::format("<seed, J·v> = {} but <Jᵀ·seed, v> = {}", Carrier<T>::format(forward),
                                    Carrier<T>::format(reverse)));

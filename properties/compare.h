@@ -3,22 +3,35 @@
 // errors by message, and tapes observationally.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/carriers/carrier.h"
 #include "core/runtime/tape.h"
 
 namespace tc::props {
 
+//! The two sides of a failed comparison at one position, formatted for a listing.
+struct PositionDifference {
+  std::size_t position;
+  std::string left, right;
+};
+
 //! A property's verdict on one case: it holds, or what differed. A property that does not
 //! apply to a case (an oracle at a kink, say) holds vacuously and names why in `skipped`.
+//! A failed comparison of two per-position packs also names both sides and every position
+//! where they differ.
 struct Verdict {
   bool holds = true;
   std::string why;
   std::string skipped;
+  std::string leftName, rightName;
+  std::vector<PositionDifference> differences;
   static Verdict pass() { return {}; }
-  static Verdict fail(std::string why) { return {false, std::move(why), {}}; }
-  static Verdict skip(std::string reason) { return {true, {}, std::move(reason)}; }
+  static Verdict fail(std::string why) { return {false, std::move(why), {}, {}, {}, {}}; }
+  static Verdict skip(std::string reason) { return {true, {}, std::move(reason), {}, {}, {}}; }
 };
 
 //! Empty when equal, else the first difference ("position 3 value 1: 2 vs 5/2").
@@ -34,6 +47,28 @@ std::string packDifference(const Pack<T>& left, const Pack<T>& right) {
                            Carrier<T>::format(right[p][i]));
   }
   return {};
+}
+
+//! Holds when the packs are equal; otherwise fails with "what: first difference" and lists
+//! every differing position with both sides' values.
+template <class T>
+Verdict comparePacks(std::string_view what, std::string_view leftName, const Pack<T>& left, std::string_view rightName,
+                     const Pack<T>& right) {
+  std::string first = packDifference(left, right);
+  if (first.empty()) return Verdict::pass();
+  Verdict verdict = Verdict::fail(fmt::format("{} vs {}: {}", leftName, rightName, first));
+  if (!what.empty()) verdict.why = fmt::format("{}: {}", what, verdict.why);
+  verdict.leftName = leftName, verdict.rightName = rightName;
+  auto formatted = [](const Pack<T>& pack, std::size_t p) {
+    if (p >= pack.size()) return std::string("(missing)");
+    std::string text = formatShape(pack[p].shape);
+    for (const T& v : pack[p].values) text += " " + Carrier<T>::format(v);
+    return text;
+  };
+  for (std::size_t p = 0; p < std::max(left.size(), right.size()); ++p)
+    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}).empty())
+      verdict.differences.push_back({p, formatted(left, p), formatted(right, p)});
+  return verdict;
 }
 
 //! Both succeeded with equal values, or both failed with the same message.

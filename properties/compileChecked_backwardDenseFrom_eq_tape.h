@@ -1,18 +1,21 @@
 #pragma once
 // Theorem compileChecked_backwardDenseFrom_eq_tape: the fast backward interface agrees with the
-// dense runtime tape engine.
+// dense runtime tape engine (lowerGraphDataToTape), errors included.
 #include "core/io/case_file.h"
-#include "core/runtime/compiled.h"
+#include "core/runtime/lowering.h"
 #include "properties/compare.hpp"
+#include "properties/engine.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict compileChecked_backwardDenseFrom_eq_tape(const Case<T>& c) {
-  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return Verdict::skip("domain failure");
-  auto dense = compiled->backwardDenseFrom(c.seeds);
+Verdict compileChecked_backwardDenseFrom_eq_tape(const Engine<T>& engine, const Case<T>& c) {
+  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+  // The unchecked lowering is defined where the checked evaluation succeeds.
+  if (!execution || !evaluateChecked(c.graph, *c.inputs, c.data)) return Verdict::skip("domain failure");
+  auto dense = (*execution)->backwardDense(c.seeds);
   auto tape = lowerGraphDataToTape(c.graph, *c.inputs, c.data).tape.backwardDenseFrom(c.seeds);
+  if (dense && tape) return comparePacks("", "backwardDenseFrom", *dense, "tape", *tape);
   std::string d = resultDifference(dense, tape, [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
   return d.empty() ? Verdict::pass() : Verdict::fail("backwardDenseFrom vs lowerGraphDataToTape tape: " + d);
 }

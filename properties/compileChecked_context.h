@@ -1,21 +1,21 @@
 #pragma once
 // Theorem compileChecked_context: a successful compilation has the original complete forward
-// context.
+// context. Checked on any engine: it compiles exactly where eval succeeds, and its context is eval's.
 #include "core/io/case_file.h"
-#include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
+#include "properties/engine.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict compileChecked_context(const Case<T>& c) {
-  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return Verdict::skip("domain failure");
+Verdict compileChecked_context(const Engine<T>& engine, const Case<T>& c) {
+  auto execution = engine.compile(c.graph, *c.inputs, c.data);
   auto reference = spec::eval(c.graph, *c.inputs, c.data);
-  if (!reference) return Verdict::fail("compileChecked succeeded but eval failed: " + reference.error().message);
-  std::string d = packDifference(compiled->context(), *reference);
-  return d.empty() ? Verdict::pass() : Verdict::fail("context vs eval: " + d);
+  if (!execution && !reference) return Verdict::skip("domain failure");
+  if (!reference) return Verdict::fail("compile succeeded but eval failed: " + reference.error().message);
+  if (!execution) return Verdict::fail("compile failed but eval succeeds: " + execution.error().message);
+  return comparePacks("", "context", (*execution)->context(), "eval", *reference);
 }
 
 }  // namespace tc::props

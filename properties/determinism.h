@@ -1,34 +1,38 @@
 #pragma once
-// Oracle: compiling twice and running each pass twice, on one Compiled and on two, gives
-// identical results (the passes reuse scratch marks; nothing may leak between calls).
+// Oracle: compiling twice and running each pass twice, on one execution and on two, gives
+// identical results (passes may reuse scratch marks; nothing may leak between calls).
 #include "core/io/case_file.h"
-#include "core/ops/kernels.h"
-#include "core/runtime/compiled.h"
 #include "properties/compare.hpp"
+#include "properties/engine.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict determinism(const Case<T>& c) {
-  auto first = compileChecked(c.graph, *c.inputs, c.data);
-  auto second = compileChecked(c.graph, *c.inputs, c.data);
+Verdict determinism(const Engine<T>& engine, const Case<T>& c) {
+  auto first = engine.compile(c.graph, *c.inputs, c.data);
+  auto second = engine.compile(c.graph, *c.inputs, c.data);
   if (!first || !second)
     return (!first && !second && first.error() == second.error()) ? Verdict::pass()
-                                                                   : Verdict::fail("compileChecked is not deterministic");
-  if (std::string d = packDifference(first->context(), second->context()); !d.empty())
+                                                                   : Verdict::fail("compile is not deterministic");
+  if (std::string d = packDifference((*first)->context(), (*second)->context()); !d.empty())
     return Verdict::fail("two compilations: context " + d);
-  Pack<T> dense = *first->backwardDenseFrom(c.seeds);
-  for (const auto* compiled : {&*first, &*second}) {
-    if (std::string d = packDifference(*compiled->backwardDenseFrom(c.seeds), dense); !d.empty())
-      return Verdict::fail("backwardDenseFrom repeated: " + d);
+  auto dense = (*first)->backwardDense(c.seeds);
+  for (const auto* execution : {first->get(), second->get()}) {
+    std::string d = resultDifference(execution->backwardDense(c.seeds), dense,
+                                     [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
+    if (!d.empty()) return Verdict::fail("backwardDenseFrom repeated: " + d);
   }
   // Single-output passes at every position, interleaved, then the output's again.
-  Pack<T> once = first->backwardDenseAllFrom(c.output, c.seeds[c.output])->gradients.materialize();
+  auto gradientsOf = [](const Result<SingleOutputResult<T>>& r) -> Result<Pack<T>> {
+    if (!r) return std::unexpected(r.error());
+    return r->gradients;
+  };
+  auto once = gradientsOf((*first)->backwardSingle(c.output, c.seeds[c.output]));
   for (std::size_t p = 0; p < c.graph.positionCount(); ++p)
-    (void)first->backwardDenseAllFrom(p, Tensor<T>::filled(c.graph.shapeAt(p), one<T>()));
-  Pack<T> again = first->backwardDenseAllFrom(c.output, c.seeds[c.output])->gradients.materialize();
-  if (std::string d = packDifference(once, again); !d.empty())
-    return Verdict::fail("backwardDenseAllFrom repeated after other outputs: " + d);
+    (void)(*first)->backwardSingle(p, Tensor<T>::filled(c.graph.shapeAt(p), one<T>()));
+  auto again = gradientsOf((*first)->backwardSingle(c.output, c.seeds[c.output]));
+  std::string d = resultDifference(once, again, [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
+  if (!d.empty()) return Verdict::fail("backwardDenseAllFrom repeated after other outputs: " + d);
   return Verdict::pass();
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,14 @@ struct ListingColumn {
   const Pack<T>& pack;
 };
 
-//! One block per position: "position  op(args) attributes  shape", then one line per column.
+//! Extra lines under a position of a listing (what differs there, say).
+using ListingNotes = std::map<std::size_t, std::vector<std::string>>;
+
+//! One block per position: "position  op(args) attributes  shape", then one line per column,
+//! then the position's notes.
 template <class T>
-std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns);
+std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns,
+                          const ListingNotes& notes = {});
 
 //! "matmul(0, 1)", "scale(3) c=-1/2", "opaque twice(2)", "input".
 template <class T>

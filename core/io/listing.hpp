@@ -29,7 +29,7 @@ std::string formatNodeCall(const Graph<T>& graph, std::size_t position) {
 }
 
 template <class T>
-std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns) {
+std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns, const ListingNotes& notes) {
   std::size_t width = 0;
   for (const auto& column : columns) width = std::max(width, column.name.size());
   std::string out;
@@ -40,6 +40,8 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
       for (const T& v : column.pack[p].values) values.push_back(Carrier<T>::format(v));
       out += fmt::format("        {:<{}}  {}\n", column.name, width, fmt::join(values, " "));
     }
+    if (auto found = notes.find(p); found != notes.end())
+      for (const std::string& line : found->second) out += fmt::format("        {}\n", line);
   }
   return out;
 }

@@ -5,7 +5,8 @@
 
 #include "core/graph/node_program.h"
 #include "core/io/case_file.h"
-#include "generators/case_gen.hpp"
+#include "generators/case_gen.h"
+#include "generators/coverage.h"
 
 namespace tc {
 namespace {
@@ -72,6 +73,45 @@ TYPED_TEST(CaseGen, EveryShrinkLoadsAndIsStrictlySmaller) {
       EXPECT_NE(candidate, doc);
     }
   }
+}
+
+// The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
+TYPED_TEST(CaseGen, CoverageFloorsHold) {
+  using T = TypeParam;
+  gen::CoverageTally tally;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    auto loaded = parseCase<T>(gen::randomCase<T>(i * 7919 + 11, static_cast<int>(i % 100)).dump());
+    ASSERT_TRUE(loaded);
+    tally.add(gen::coverageTags(*loaded));
+  }
+  EXPECT_EQ(tally.shortfalls(gen::coverageFloors<T>()), std::vector<std::string>{});
+  for (const auto& floor : gen::coverageFloors<T>()) EXPECT_GT(tally.count(floor.tag), 0u) << floor.tag;
+}
+
+TEST(CoverageTags, NameTheStructureOfACase) {
+  auto c = parseCase<Rational>(R"({"tapecheck": 1, "inputs": [{"shape": [2]}, {"shape": [2, 1, 2]}],
+      "nodes": [{"op": "add", "args": [0, 0]}, {"op": "opaque", "args": [2], "attrs": {"name": "twice"}},
+                {"op": "inv", "args": [0]}],
+      "values": [["0", "1"], ["1", "2", "3", "4"]], "output": 3})");
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(gen::coverageTags(*c),
+            (std::vector<std::string>{"domain failure", "fan-out", "op add", "op inv", "opaque twice", "output at intermediate",
+                                      "rank 1", "rank 3", "repeated argument", "single seed", "unused node"}));
+}
+
+TEST(CoverageTally, ShortfallsNameTheCategoryItsShareAndFloor) {
+  gen::CoverageTally tally;
+  for (std::size_t i = 0; i < gen::kMinCasesForFloors; ++i)
+    tally.add(i % 100 == 0 ? std::vector<std::string>{"op matmul", "fan-out"} : std::vector<std::string>{"fan-out"});
+  std::vector<gen::CoverageFloor> floors{{"op matmul", 0.02}, {"fan-out", 0.5}, {"opaque twice", 0.01}};
+  EXPECT_EQ(tally.shortfalls(floors),
+            (std::vector<std::string>{"op matmul: 1.0% of 400 cases, floor 2%", "opaque twice: 0.0% of 400 cases, floor 1%"}));
+}
+
+TEST(CoverageTally, FloorsAreNotJudgedOnTooFewCases) {
+  gen::CoverageTally tally;
+  tally.add({"fan-out"});
+  EXPECT_EQ(tally.shortfalls({{"op matmul", 0.5}}), std::vector<std::string>{});
 }
 
 }  // namespace

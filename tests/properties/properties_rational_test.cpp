@@ -1,5 +1,4 @@
 // The theorem properties and oracles on the rational carrier.
-#include "generators/case_gen.hpp"
 #include "tests/properties/suite.h"
 
 namespace tc {

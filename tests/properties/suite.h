@@ -1,22 +1,29 @@
 #pragma once
 // One RapidCheck property per theorem for one carrier: generated cases (never discarded), each
-// property checked exactly, counterexamples shrunk graph-aware and printed as case files.
+// property checked exactly on the compiled engine, counterexamples shrunk graph-aware and
+// printed as case files.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+
 #include "generators/case_gen.h"
-#include "properties/adjoint_identity.h"
-#include "properties/all.h"
-#include "properties/linearity.h"
+#include "generators/coverage.h"
+#include "properties/runner.h"
 
 namespace tc::testing {
 
 template <class T>
-void checkOnGeneratedCase(props::Verdict (*property)(const Case<T>&)) {
+void checkOnGeneratedCase(std::string_view name) {
+  const props::NamedProperty<T>* property = props::findProperty<T>(name);
+  RC_ASSERT(property != nullptr);
   nlohmann::json doc = *gen::arbitraryCase<T>();
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) RC_FAIL("generator bug, the case does not load: " + loaded.error().message + "\n" + doc.dump());
-  props::Verdict verdict = property(*loaded);
+  auto tags = gen::coverageTags(*loaded);
+  auto has = [&](const char* tag) { return std::find(tags.begin(), tags.end(), tag) != tags.end(); };
+  RC_TAG(has("domain failure") ? "domain failure" : "evaluates", has("fan-out") ? "fan-out" : "no fan-out");
+  props::Verdict verdict = property->check(builtinEngine<T>("compiled"), *loaded);
   RC_CLASSIFY(!verdict.skipped.empty(), verdict.skipped);
   if (!verdict.holds) RC_FAIL(verdict.why + "\ncase: " + doc.dump());
 }
@@ -24,7 +31,7 @@ void checkOnGeneratedCase(props::Verdict (*property)(const Case<T>&)) {
 }  // namespace tc::testing
 
 #define TAPECHECK_PROPERTY(Suite, Carrier, Name) \
-  RC_GTEST_PROP(Suite, Name, ()) { ::tc::testing::checkOnGeneratedCase<Carrier>(&::tc::props::Name<Carrier>); }
+  RC_GTEST_PROP(Suite, Name, ()) { ::tc::testing::checkOnGeneratedCase<Carrier>(#Name); }
 
 #define TAPECHECK_PROPERTY_SUITE(Suite, Carrier)                            \
   TAPECHECK_PROPERTY(Suite, Carrier, ofGraph_toTape)                        \

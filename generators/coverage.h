@@ -1,0 +1,50 @@
+#pragma once
+// Coverage categories of generated cases (DESIGN 3), and the floors a run must reach: a
+// category the generator stops reaching fails the run instead of going silently untested.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/io/case_file.h"
+
+namespace tc::gen {
+
+//! The categories one case falls in: "op matmul", "opaque twice", "rank 2", "fan-out",
+//! "repeated argument", "unused node", "domain failure", "output at input", "output at
+//! intermediate", "output at last node", "single seed", "seed pack", and on IEEE carriers
+//! "IEEE special value". Each tag appears at most once per case.
+template <class T>
+std::vector<std::string> coverageTags(const Case<T>& c);
+
+//! A category and the smallest share of a carrier's cases that must fall in it.
+struct CoverageFloor {
+  std::string tag;
+  double minShare;
+};
+
+//! The floors on carrier T: every op allowed on it, both opaque programs, and the structural
+//! categories above.
+template <class T>
+std::vector<CoverageFloor> coverageFloors();
+
+//! Below this many cases a share is too noisy to judge, and floors are reported as not judged.
+inline constexpr std::size_t kMinCasesForFloors = 400;
+
+//! How many cases fell in each category.
+class CoverageTally {
+ public:
+  void add(const std::vector<std::string>& tags);
+  std::size_t cases() const { return cases_; }
+  std::size_t count(const std::string& tag) const;
+  const std::map<std::string, std::size_t>& counts() const { return counts_; }
+  //! The floors not reached, as "op matmul: 0.4% of 1000 cases, floor 1%"; empty when every
+  //! floor holds or there are too few cases to judge.
+  std::vector<std::string> shortfalls(const std::vector<CoverageFloor>& floors) const;
+
+ private:
+  std::size_t cases_ = 0;
+  std::map<std::string, std::size_t> counts_;
+};
+
+}  // namespace tc::gen

@@ -1,0 +1,92 @@
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/carriers/carrier.h"
+#include "core/graph/node_program.h"
+#include "core/spec/reference.h"
+#include "generators/coverage.h"
+
+namespace tc::gen {
+namespace detail {
+
+template <class T>
+bool isIeeeSpecial(const T& v) {
+  if constexpr (Carrier<T>::caps.exact) {
+    return false;
+  } else {
+    return std::isnan(v) || std::isinf(v) || (v == 0 && std::signbit(v)) || std::fpclassify(v) == FP_SUBNORMAL ||
+           std::fabs(v) == T(16777216);
+  }
+}
+
+template <class T>
+void structureTags(const Graph<T>& graph, std::size_t output, std::set<std::string>& tags) {
+  std::vector<std::size_t> uses(graph.positionCount(), 0);
+  for (const Node<T>& node : graph.nodes) {
+    tags.insert(node.op == OpKind::opaque ? "opaque " + node.attrs.opaque->name : "op " + std::string(opName(node.op)));
+    for (std::size_t i = 0; i < node.args.size(); ++i) {
+      ++uses[node.args[i]];
+      if (std::count(node.args.begin(), node.args.begin() + i, node.args[i])) tags.insert("repeated argument");
+    }
+  }
+  if (std::any_of(uses.begin(), uses.end(), [](std::size_t n) { return n >= 2; })) tags.insert("fan-out");
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) tags.insert(fmt::format("rank {}", std::min<std::size_t>(graph.shapeAt(p).size(), 3)));
+  // Nodes the output does not depend on.
+  std::vector<bool> needed(graph.positionCount(), false);
+  needed[output] = true;
+  for (std::size_t p = graph.positionCount(); p-- > graph.inputs.size();)
+    if (needed[p])
+      for (std::size_t a : graph.nodeAt(p).args) needed[a] = true;
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+    if (!needed[p]) tags.insert("unused node");
+  if (graph.isInput(output)) tags.insert("output at input");
+  else if (output + 1 == graph.positionCount()) tags.insert("output at last node");
+  else tags.insert("output at intermediate");
+}
+
+}  // namespace detail
+
+template <class T>
+std::vector<std::string> coverageTags(const Case<T>& c) {
+  std::set<std::string> tags;
+  detail::structureTags(c.graph, c.output, tags);
+  if (!spec::eval(c.graph, *c.inputs, c.data)) tags.insert("domain failure");
+  std::size_t seeded = 0;
+  for (const Tensor<T>& seed : c.seeds)
+    seeded += std::any_of(seed.values.begin(), seed.values.end(), [](const T& v) { return !Carrier<T>::same(v, zero<T>()); });
+  tags.insert(seeded > 1 ? "seed pack" : "single seed");
+  for (const Tensor<T>& input : *c.inputs)
+    if (std::any_of(input.values.begin(), input.values.end(), [](const T& v) { return detail::isIeeeSpecial(v); }))
+      tags.insert("IEEE special value");
+  return {tags.begin(), tags.end()};
+}
+
+template <class T>
+std::vector<CoverageFloor> coverageFloors() {
+  std::vector<CoverageFloor> floors;
+  for (std::size_t i = 0; i < kOpCount; ++i) {
+    auto kind = static_cast<OpKind>(i);
+    if (kind != OpKind::opaque && satisfies(Carrier<T>::caps, requirementOf<T>(kind, Attrs<T>{})))
+      floors.push_back({"op " + std::string(opName(kind)), 0.02});
+  }
+  // About half of what the generator reaches at the default 100 cases per property.
+  for (const char* name : {"opaque twice", "opaque const3"}) floors.push_back({name, 0.04});
+  floors.push_back({"rank 0", 0.2});
+  for (const char* name : {"rank 1", "rank 2"}) floors.push_back({name, 0.4});
+  floors.push_back({"rank 3", 0.1});
+  floors.push_back({"fan-out", 0.3});
+  floors.push_back({"repeated argument", 0.15});
+  floors.push_back({"unused node", 0.3});
+  floors.push_back({"domain failure", 0.02});
+  floors.push_back({"output at input", 0.07});
+  floors.push_back({"output at intermediate", 0.05});
+  floors.push_back({"output at last node", 0.4});
+  floors.push_back({"single seed", 0.35});
+  floors.push_back({"seed pack", 0.12});
+  if constexpr (!Carrier<T>::caps.exact) floors.push_back({"IEEE special value", 0.15});
+  return floors;
+}
+
+}  // namespace tc::gen

@@ -1,0 +1,52 @@
+#pragma once
+#include "properties/adjoint_identity.h"
+#include "properties/all.h"
+#include "properties/backwardDenseAllFrom_eq_dense.h"
+#include "properties/compileChecked_backwardDenseFrom.h"
+#include "properties/compileChecked_backwardDenseFrom_eq_tape.h"
+#include "properties/compileChecked_context.h"
+#include "properties/compileChecked_eq_lowerToTapeChecked.h"
+#include "properties/determinism.h"
+#include "properties/linearity.h"
+#include "properties/lowerChecked_toTape.h"
+#include "properties/ofGraph_toTape.h"
+
+namespace tc::props {
+namespace detail {
+
+// A runtime-scoped property behind the uniform signature.
+template <class T, Verdict (*check)(const Case<T>&)>
+Verdict ignoringEngine(const Engine<T>&, const Case<T>& c) {
+  return check(c);
+}
+
+}  // namespace detail
+
+template <class T>
+std::vector<NamedProperty<T>> propertiesFor() {
+  using detail::ignoringEngine;
+  std::vector<NamedProperty<T>> all{
+      {"ofGraph_toTape", Scope::runtime, &ignoringEngine<T, &ofGraph_toTape<T>>},
+      {"lowerChecked_toTape", Scope::runtime, &ignoringEngine<T, &lowerChecked_toTape<T>>},
+      {"compileChecked_eq_lowerToTapeChecked", Scope::runtime,
+       &ignoringEngine<T, &compileChecked_eq_lowerToTapeChecked<T>>},
+      {"compileChecked_context", Scope::engine, &compileChecked_context<T>},
+      {"compileChecked_backwardDenseFrom", Scope::engine, &compileChecked_backwardDenseFrom<T>},
+      {"compileChecked_backwardDenseFrom_eq_tape", Scope::engine, &compileChecked_backwardDenseFrom_eq_tape<T>},
+      {"backwardDenseAllFrom_eq_dense", Scope::engine, &backwardDenseAllFrom_eq_dense<T>},
+      {"determinism", Scope::engine, &determinism<T>}};
+  if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP>)
+    all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});
+  if constexpr (Carrier<T>::caps.exact) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
+  return all;
+}
+
+template <class T>
+const NamedProperty<T>* findProperty(std::string_view name) {
+  static const std::vector<NamedProperty<T>> all = propertiesFor<T>();
+  for (const auto& property : all)
+    if (property.name == name) return &property;
+  return nullptr;
+}
+
+}  // namespace tc::props

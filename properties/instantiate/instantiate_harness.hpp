@@ -1,0 +1,21 @@
+#pragma once
+// The harness templates (engines, properties, generators, coverage, runner), instantiated once
+// per carrier so that the command line and the tests only include declarations.
+#include "generators/case_gen.hpp"
+#include "generators/coverage.hpp"
+#include "properties/all.hpp"
+#include "properties/engine.hpp"
+#include "properties/runner.hpp"
+
+#define TAPECHECK_INSTANTIATE_HARNESS(T)                                                                         \
+  template const Engine<T>& builtinEngine<T>(std::string_view);                                                 \
+  template std::vector<props::NamedProperty<T>> props::propertiesFor<T>();                                      \
+  template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                            \
+  template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const Engine<T>&,              \
+                                                  const nlohmann::json&);                                       \
+  template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const Engine<T>&,            \
+                                                    std::size_t, std::uint64_t, gen::CoverageTally*);           \
+  template nlohmann::json gen::randomCase<T>(std::uint64_t, int);                                               \
+  template std::vector<nlohmann::json> gen::shrinksOf<T>(const nlohmann::json&);                                \
+  template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
+  template std::vector<gen::CoverageFloor> gen::coverageFloors<T>();

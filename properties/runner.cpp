@@ -1,0 +1,33 @@
+#include "properties/runner.h"
+
+#include "core/carriers/rational.h"
+
+namespace tc::props {
+namespace {
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a ^ (b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  return z ^ (z >> 27);
+}
+
+std::uint64_t nameHash(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h;
+}
+
+}  // namespace
+
+std::uint64_t caseSeed(std::uint64_t runSeed, std::string_view property, std::string_view carrier, std::size_t index) {
+  return mix(mix(runSeed, nameHash(property)), mix(nameHash(carrier), index));
+}
+
+std::vector<std::string_view> allPropertyNames() {
+  // The rational carrier has every property: each oracle applies to it.
+  std::vector<std::string_view> names;
+  for (const auto& property : propertiesFor<Rational>()) names.push_back(property.name);
+  return names;
+}
+
+}  // namespace tc::props
