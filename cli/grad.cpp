@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/carrier_dispatch.h"
+#include "core/carriers/dispatch.h"
 #include "cli/exit_codes.h"
 #include "core/io/case_file.h"
 #include "core/io/listing.h"

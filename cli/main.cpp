@@ -1,7 +1,7 @@
 // tapecheck: property-based verification of reverse-mode autograd, from the command line.
 #include <CLI/CLI.hpp>
 
-#include "cli/carrier_dispatch.h"
+#include "core/carriers/dispatch.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
 #include "cli/run.h"
@@ -9,6 +9,7 @@
 
 int main(int argc, char** argv) {
   using namespace tc::cli;
+  using tc::kCarrierNames;
   CLI::App app{"tapecheck: exact property-based checks for reverse-mode autograd"};
   app.require_subcommand(1);
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <vector>
 
-#include "cli/carrier_dispatch.h"
+#include "core/carriers/dispatch.h"
 #include "cli/exit_codes.h"
 #include "core/io/listing.h"
 #include "core/support/text.h"

@@ -4,6 +4,8 @@
 // built-in reference and tape engines pass the engine-scoped properties too.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "core/carriers/rational.h"
 #include "core/graph/node_program.h"
 #include "core/spec/reference.h"
@@ -165,6 +167,17 @@ TEST(FaultyEngine, AForgottenAncestorShrinksToATinyCaseWithTheDifferingGradients
   EXPECT_EQ(verdict.rightName, "backwardDenseFrom");
   ASSERT_FALSE(verdict.differences.empty()) << verdict.why;
   EXPECT_NE(verdict.differences[0].left, verdict.differences[0].right);
+}
+
+// The corpus keeps this fault's shrunk counterexample; it fails on the faulty engine alone.
+TEST(FaultyEngine, TheCorpusCaseOfAForgottenAncestorFailsOnlyOnTheFaultyEngine) {
+  std::ifstream in(TAPECHECK_SOURCE_DIR "/tests/corpus/backwardDenseAllFrom_eq_dense-rational-forgotten-ancestor.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  const auto* property = props::findProperty<Rational>(doc["failure"]["property"].get<std::string>());
+  ASSERT_NE(property, nullptr);
+  for (Counting counting : {Counting::reported, Counting::unreported})
+    EXPECT_FALSE(props::checkDocument(*property, TestEngine<Rational>(Fault::singleOutputForgetsAncestor, counting), doc).holds);
+  EXPECT_TRUE(props::checkDocument(*property, TestEngine<Rational>(Fault::none), doc).holds);
 }
 
 // The slip hides unless the left operand is square, so at 100 cases a property may miss it on

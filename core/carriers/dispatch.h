@@ -1,10 +1,11 @@
 #pragma once
+// Carriers chosen by name at run time (command line, saved counterexamples).
 #include <string_view>
 #include <vector>
 
 #include "core/carriers/carrier.h"
 
-namespace tc::cli {
+namespace tc {
 
 //! Carrier names accepted by `--carrier`.
 inline const std::vector<std::string> kCarrierNames = {"rational", "modp", "double", "float", "rational-noeq"};
@@ -19,4 +20,4 @@ int withCarrier(std::string_view name, F&& f) {
   return f.template operator()<RationalNoEq>();
 }
 
-}  // namespace tc::cli
+}  // namespace tc
