@@ -11,6 +11,7 @@
 
 #include "core/carriers/dispatch.h"
 #include "cli/exit_codes.h"
+#include "core/io/document_format.h"
 #include "core/io/listing.h"
 #include "core/support/text.h"
 #include "core/spec/reference.h"
@@ -65,7 +66,7 @@ void reportFailure(std::string_view property, std::string_view engine, props::Co
   std::error_code ignored;
   std::filesystem::create_directories(options.saveDir, ignored);
   std::string file = fmt::format("{}/{}-{}-{}.json", options.saveDir, property, carrier, runSeed);
-  if (std::ofstream out(file); out << saved.dump(2) << "\n") fmt::print("saved: {}\n", file);
+  if (std::ofstream out(file); out << formatCaseDocument(saved)) fmt::print("saved: {}\n", file);
   else fmt::print("could not save the counterexample to {}\n", file);
   fmt::print("replay: tapecheck grad {} --carrier {}\nrerun:  tapecheck run --property {} --carrier {} --engine {} --seed {} --cases {}\n",
              file, carrier, property, carrier, engine, runSeed, options.cases);

@@ -8,6 +8,7 @@
 #include "properties/compileChecked_eq_lowerToTapeChecked.h"
 #include "properties/determinism.h"
 #include "properties/linearity.h"
+#include "properties/node_adjoint_identity.h"
 #include "properties/lowerChecked_toTape.h"
 #include "properties/ofGraph_toTape.h"
 
@@ -36,7 +37,10 @@ std::vector<NamedProperty<T>> propertiesFor() {
       {"backwardDenseAllFrom_eq_dense", Scope::engine, &backwardDenseAllFrom_eq_dense<T>},
       {"determinism", Scope::engine, &determinism<T>}};
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP>)
+  {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});
+    all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>});
+  }
   if constexpr (Carrier<T>::caps.exact) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
   return all;
 }

@@ -9,6 +9,7 @@
 
 #include "core/graph/builder.hpp"
 #include "core/graph/seed_pack.h"
+#include "core/io/document_format.h"
 #include "core/io/case_file.h"
 #include "core/support/text.h"
 
@@ -439,7 +440,7 @@ std::string writeCase(const Case<T>& c) {
   }
   root["seeds"] = std::move(seeds);
   if (!c.failureJson.empty()) root["failure"] = json::parse(c.failureJson);
-  return root.dump(2) + "\n";
+  return formatCaseDocument(root);
 }
 
 }  // namespace tc

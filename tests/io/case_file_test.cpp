@@ -25,6 +25,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "core/io/document_format.h"
 #include "core/carriers/carrier.h"
 #include "core/carriers/literal.h"
 #include "core/graph/opaque.h"
@@ -1310,6 +1311,28 @@ TEST(CaseFile, MutatedFilesNeverCrash) {
   }
   EXPECT_EQ(r.calls, 3u * perDocument * kValidDocuments.size());
   EXPECT_GT(r.loaded, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(DocumentFormat, KeysInReadingOrderOneEntryPerLineAndParsesBack) {
+  nlohmann::json doc = nlohmann::json::parse(R"({"values": [["1", "2"], ["3"]], "output": 2, "tapecheck": 1,
+      "nodes": [{"op": "neg", "args": [0]}], "inputs": [{"shape": [2]}, {"shape": []}], "extra": true,
+      "failure": {"property": "p", "carrier": "rational"}})");
+  std::string text = tc::formatCaseDocument(doc);
+  EXPECT_EQ(text,
+            "{\n"
+            "  \"tapecheck\": 1,\n"
+            "  \"inputs\": [\n    {\"shape\":[2]},\n    {\"shape\":[]}\n  ],\n"
+            "  \"nodes\": [{\"args\":[0],\"op\":\"neg\"}],\n"
+            "  \"values\": [\n    [\"1\",\"2\"],\n    [\"3\"]\n  ],\n"
+            "  \"output\": 2,\n"
+            "  \"failure\": {\n    \"carrier\": \"rational\",\n    \"property\": \"p\"\n  },\n"
+            "  \"extra\": true\n"
+            "}\n");
+  EXPECT_EQ(nlohmann::json::parse(text), doc);
 }
 
 }  // namespace

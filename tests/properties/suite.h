@@ -46,4 +46,5 @@ void checkOnGeneratedCase(std::string_view name) {
 //! The oracles that need exact arithmetic (and, for the adjoint identity, a dual carrier).
 #define TAPECHECK_EXACT_ORACLES(Suite, Carrier)          \
   TAPECHECK_PROPERTY(Suite, Carrier, adjoint_identity) \
+  TAPECHECK_PROPERTY(Suite, Carrier, node_adjoint_identity) \
   TAPECHECK_PROPERTY(Suite, Carrier, linearity)

@@ -1,0 +1,61 @@
+#pragma once
+// Oracle: the adjoint identity node by node. At every node k, with an independent direction v_a
+// for each argument position a and a cotangent ct, <ct, J_k·v> == Σ_a <term_a(ct), v_a>, where
+// J_k·v comes from node k's forward code on dual numbers and the terms from its reverse program
+// (localContribution). Every node of every case is checked on its own, so a wrong term shows even
+// where no input reaches the node or the output does not depend on it. Nodes at a kink and
+// non-linear opaque nodes are skipped; the case is skipped only if every node is.
+#include "core/graph/node_program.h"
+#include "core/spec/reference.h"
+#include "properties/adjoint_identity.h"
+
+namespace tc::props {
+
+template <class T>
+T innerProduct(const Tensor<T>& a, const Tensor<T>& b) {
+  T total = zero<T>();
+  for (std::size_t i = 0; i < a.size(); ++i) total = total + a[i] * b[i];
+  return total;
+}
+
+template <class T>
+Verdict node_adjoint_identity(const Case<T>& c) {
+  auto context = spec::eval(c.graph, *c.inputs, c.data);
+  if (!context) return Verdict::skip("domain failure");
+  DualGraph<T> dual(c);
+  std::size_t checked = 0;
+  std::string lastReason;
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
+    if (std::string reason = nodeSkipReason(c.graph, *context, k); !reason.empty()) {
+      lastReason = reason;
+      continue;
+    }
+    // Directions per argument position (a repeated argument moves once), zero elsewhere. They
+    // depend on the argument's slot, not on positions, so shrinking keeps a failure failing.
+    Pack<T> directions;
+    Context<Dual<T>> lifted;
+    const auto& args = c.graph.nodeAt(k).args;
+    for (std::size_t p = 0; p < k; ++p) {
+      auto slot = static_cast<std::size_t>(std::find(args.begin(), args.end(), p) - args.begin());
+      directions.push_back(slot < args.size() ? probeCotangents<T>(c.graph.shapeAt(p), 1 + 2 * slot)[1]
+                                              : Tensor<T>::filled(c.graph.shapeAt(p), zero<T>()));
+      lifted.push_back(liftTensor((*context)[p], &directions.back().values));
+    }
+    Tensor<T> ct = probeCotangents<T>(c.graph.shapeAt(k), 0)[1];
+    T forward = innerProduct(ct, tangentOf(dual.forward(k, lifted)));
+    auto local = localContribution<T>(c.graph, *context, c.data, k, ct);
+    T reverse = zero<T>();
+    if (local.isDense)
+      for (std::size_t p = 0; p < k; ++p) reverse = reverse + innerProduct(local.dense[p], directions[p]);
+    else
+      for (const auto& [p, term] : local.support) reverse = reverse + innerProduct(term, directions[p]);
+    ++checked;
+    if (!Carrier<T>::same(forward, reverse))
+      return Verdict::fail(fmt::format("{}: <ct, J·v> = {} but the terms give <Jᵀ·ct, v> = {}", describeNode(c.graph, k),
+                                       Carrier<T>::format(forward), Carrier<T>::format(reverse)));
+  }
+  if (checked == 0 && !lastReason.empty()) return Verdict::skip(lastReason);
+  return Verdict::pass();
+}
+
+}  // namespace tc::props
