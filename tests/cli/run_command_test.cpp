@@ -17,7 +17,8 @@ TEST(RunCommand, TableNamesEveryPropertyAndCarrier) {
   for (const char* name : {"ofGraph_toTape", "lowerChecked_toTape", "compileChecked_eq_lowerToTapeChecked",
                            "compileChecked_context", "compileChecked_backwardDenseFrom",
                            "compileChecked_backwardDenseFrom_eq_tape", "backwardDenseAllFrom_eq_dense", "determinism",
-                           "adjoint_identity", "linearity", "rational", "modp", "double", "float", "rational-noeq"})
+                           "adjoint_identity", "node_adjoint_identity", "linearity", "rational", "modp", "double",
+                           "float", "rational-noeq"})
     EXPECT_NE(run.out.find(name), std::string::npos) << name;
   EXPECT_NE(run.out.find("seed 7: all passed"), std::string::npos) << run.out;
 }
@@ -36,6 +37,32 @@ TEST(RunCommand, UnknownPropertyOrCarrierIsAUsageError) {
   EXPECT_EQ(runTapecheck("run --carrier complex").status, 2);
   EXPECT_EQ(runTapecheck("run --carrier double --property adjoint_identity").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 0").status, 2);
+}
+
+TEST(RunCommand, PrintsTheCoverageTableWithFloors) {
+  CommandRun run = runTapecheck("run --cases 50 --seed 2 --carrier modp");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  for (const char* line : {"coverage: share of generated cases per carrier", "op matmul", "opaque const3", "fan-out",
+                           "repeated argument", "domain failure", "output at input", "seed pack"})
+    EXPECT_NE(run.out.find(line), std::string::npos) << line;
+  EXPECT_EQ(run.out.find("op exp"), std::string::npos) << "modp has no transcendental ops";
+  EXPECT_EQ(run.out.find("below floor"), std::string::npos) << run.out;
+}
+
+TEST(RunCommand, SaysWhenThereAreTooFewCasesToJudgeFloors) {
+  CommandRun run = runTapecheck("run --cases 10 --seed 2 --carrier rational --property linearity");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("coverage floors not judged on rational: 10 cases (at least 400 needed)"), std::string::npos)
+      << run.out;
+}
+
+TEST(RunCommand, RunsTheEnginePropertiesOnEveryBuiltinEngine) {
+  for (const char* engine : {"reference", "tape", "compiled"}) {
+    CommandRun run = runTapecheck(std::string("run --cases 20 --seed 4 --carrier double --engine ") + engine);
+    EXPECT_EQ(run.status, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find(std::string("engine ") + engine), std::string::npos) << run.out;
+  }
+  EXPECT_EQ(runTapecheck("run --engine torch").status, 2);
 }
 
 }  // namespace
