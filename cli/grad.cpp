@@ -8,8 +8,7 @@
 #include "core/io/case_file.h"
 #include "core/io/listing.h"
 #include "core/graph/seed_pack.h"
-#include "core/runtime/compiled.h"
-#include "core/spec/reference.h"
+#include "properties/engine.h"
 
 namespace tc::cli {
 namespace {
@@ -28,33 +27,21 @@ Pack<T> seedsFor(const Case<T>& c, bool single) {
   return single ? singleSeedPack(c.graph, c.output, c.seeds[c.output]) : c.seeds;
 }
 
+// Through the engine interface: the dense pass, or with --single the single-output pass (the
+// compiled engine counts the node programs it ran; the others run all of them).
 template <class T>
-Result<GradRun<T>> runEngine(const std::string& engine, const Case<T>& c, bool single) {
-  const Pack<T> seeds = seedsFor(c, single);
-  const std::size_t allNodes = c.graph.nodes.size();
-  if (engine == "reference") {
-    auto context = spec::eval(c.graph, *c.inputs, c.data);
-    if (!context) return std::unexpected(context.error());
-    Pack<T> gradients = spec::backpropAllCtx(c.graph, *context, c.data, seeds);
-    return GradRun<T>{std::move(*context), std::move(gradients), allNodes};
-  }
-  if (engine == "tape") {
-    auto lowered = lowerToTapeChecked(c.graph, *c.inputs, c.data);
-    if (!lowered) return std::unexpected(lowered.error());
-    auto gradients = lowered->tape.backwardDenseFrom(seeds);
-    if (!gradients) return std::unexpected(gradients.error());
-    return GradRun<T>{*lowered->context, std::move(*gradients), allNodes};
-  }
-  auto compiled = compileChecked(c.graph, *c.inputs, c.data);
-  if (!compiled) return std::unexpected(compiled.error());
+Result<GradRun<T>> runEngine(const std::string& engineName, const Case<T>& c, bool single) {
+  auto execution = builtinEngine<T>(engineName).compile(c.graph, *c.inputs, c.data);
+  if (!execution) return std::unexpected(execution.error());
+  const Context<T>& context = (*execution)->context();
   if (!single) {
-    auto gradients = compiled->backwardDenseFrom(seeds);
+    auto gradients = (*execution)->backwardDense(c.seeds);
     if (!gradients) return std::unexpected(gradients.error());
-    return GradRun<T>{compiled->context(), std::move(*gradients), allNodes};
+    return GradRun<T>{context, std::move(*gradients), c.graph.nodes.size()};
   }
-  auto result = compiled->backwardDenseAllFrom(c.output, c.seeds[c.output]);
+  auto result = (*execution)->backwardSingle(c.output, c.seeds[c.output]);
   if (!result) return std::unexpected(result.error());
-  return GradRun<T>{compiled->context(), result->gradients.materialize(), result->programsRun};
+  return GradRun<T>{context, std::move(result->gradients), result->programsRun.value_or(c.graph.nodes.size())};
 }
 
 template <class T>

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/carriers/dispatch.h"
+#include "cli/case_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
 #include "cli/run.h"
@@ -34,6 +35,41 @@ int main(int argc, char** argv) {
   runCommand->add_option("--engine", run.engine, "the built-in engine the engine-scoped properties check")
       ->check(CLI::IsMember({"reference", "tape", "compiled"}));
   runCommand->add_option("--save-failures", run.saveDir, "where shrunk counterexamples are saved");
+  runCommand->add_option("--max-size", run.maxSize, "largest generated case size, 0 to 100 (scales the node count)")
+      ->check(CLI::Range(0, 100));
+  runCommand->add_option("--shard", run.shard,
+                         "I/N: run only rows I, I+N, ... (default: GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");
+  runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file");
+  runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
+  runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
+
+  ReplayOptions replay;
+  auto* replayCommand = app.add_subcommand("replay", "Re-run a saved counterexample's property (or all) and print the listing");
+  replayCommand->add_option("CASE", replay.file, "a case file, e.g. one saved by tapecheck run")->required();
+  replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
+  replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
+  replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
+
+  CheckOptions check;
+  auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
+  checkCommand->add_option("GRAPH", check.file, "a graph or case file (JSON, DESIGN section 4)")->required();
+  checkCommand->add_option("--cases", check.cases, "random input and seed draws besides the file's own values")
+      ->check(CLI::Range(0, 1000000));
+  std::vector<std::string> checkCarriers = kCarrierNames;
+  checkCarriers.push_back("all");
+  checkCommand->add_option("--carrier", check.carrier, "one carrier, or all (those the graph loads on)")
+      ->check(CLI::IsMember(checkCarriers));
+  checkCommand->add_option("--property", check.property, "one property by name, or all");
+  checkCommand->add_option("--engine", check.engine, "the built-in engine the engine-scoped properties check")
+      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
+  checkCommand->add_option("--seed", check.seed, "random seed (default: from the clock; printed)");
+  checkCommand->add_option("--save-failures", check.saveDir, "where shrunk counterexamples are saved");
+
+  ShowOptions show;
+  auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");
+  showCommand->add_option("FILE", show.file, "a graph or case file")->required();
+  showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else rational");
+  showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
 
   tc::bench::BenchOptions bench;
   auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
@@ -59,6 +95,9 @@ int main(int argc, char** argv) {
   try {
     if (*gradCommand) return runGrad(grad);
     if (*runCommand) return runProperties(run);
+    if (*replayCommand) return replayCase(replay);
+    if (*checkCommand) return checkGraph(check);
+    if (*showCommand) return showCase(show);
     if (*benchCommand) return tc::bench::runBench(bench);
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());

@@ -2,101 +2,107 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
-#include "core/carriers/dispatch.h"
 #include "cli/exit_codes.h"
+#include "cli/rows.hpp"
+#include "cli/run_report.h"
+#include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"
-#include "core/io/listing.h"
 #include "core/support/text.h"
-#include "core/spec/reference.h"
-#include "properties/runner.h"
+#include "properties/report.h"
 
 namespace tc::cli {
 namespace {
 
-//! One row of the result table.
-struct Row {
-  std::string property, carrier;
-  props::PropertyRun run;
+//! Which rows this process runs: row r when r % count == index.
+struct Shard {
+  std::size_t index = 0, count = 1;
+  bool runs(std::size_t row) const { return row % count == index; }
 };
 
-//! The coverage of one carrier's generated cases, and the floors they must reach.
-struct CarrierCoverage {
-  std::string carrier;
-  gen::CoverageTally tally;
-  std::vector<gen::CoverageFloor> floors;
-};
-
-// The shrunk counterexample as a listing: values and seeds per position, then both sides of the
-// comparison wherever they differ.
-template <class T>
-void printCounterexample(const props::Counterexample& failure) {
-  auto loaded = parseCase<T>(failure.shrunk.dump());
-  if (!loaded || !loaded->inputs) return;
-  ListingNotes notes;
-  const props::Verdict& verdict = failure.verdict;
-  std::size_t width = std::max(verdict.leftName.size(), verdict.rightName.size());
-  for (const auto& d : verdict.differences)
-    notes[d.position] = {fmt::format("{:<{}}  {}   <- differs", verdict.leftName, width, d.left),
-                         fmt::format("{:<{}}  {}", verdict.rightName, width, d.right)};
-  auto context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
-  if (context) fmt::print("{}", formatListing(loaded->graph, {{"value", *context}, {"seed", loaded->seeds}}, notes));
-  else fmt::print("{}\n  (eval fails: {})\n", formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes),
-                  context.error().message);
+Result<std::size_t> parseCount(std::string_view text, std::string_view what) {
+  std::size_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size())
+    return fail(fmt::format("{} must be a whole number, got {}", what, quote(text)));
+  return value;
 }
 
-// Prints the shrunk counterexample, saves it, and prints how to replay it and rerun the run.
-template <class T>
-void reportFailure(std::string_view property, std::string_view engine, props::Counterexample failure,
-                   std::uint64_t runSeed, const RunOptions& options) {
-  const std::string_view carrier = Carrier<T>::name;
-  fmt::print("\n{} failed on {} with engine {} (shrunk in {} steps from {} to {} nodes):\n  {}\n", property, carrier,
-             engine, failure.shrinkSteps, failure.original["nodes"].size(), failure.shrunk["nodes"].size(),
-             failure.verdict.why);
-  printCounterexample<T>(failure);
-  nlohmann::json saved = failure.shrunk;
-  saved["failure"] = {{"property", property}, {"carrier", carrier}, {"engine", engine}, {"seed", runSeed},
-                      {"why", failure.verdict.why}};
-  std::error_code ignored;
-  std::filesystem::create_directories(options.saveDir, ignored);
-  std::string file = fmt::format("{}/{}-{}-{}.json", options.saveDir, property, carrier, runSeed);
-  if (std::ofstream out(file); out << formatCaseDocument(saved)) fmt::print("saved: {}\n", file);
-  else fmt::print("could not save the counterexample to {}\n", file);
-  fmt::print("replay: tapecheck grad {} --carrier {}\nrerun:  tapecheck run --property {} --carrier {} --engine {} --seed {} --cases {}\n",
-             file, carrier, property, carrier, engine, runSeed, options.cases);
-}
-
-template <class T>
-void runCarrier(const RunOptions& options, std::uint64_t runSeed, std::vector<Row>& rows,
-                std::vector<CarrierCoverage>& coverage) {
-  const Engine<T>& engine = builtinEngine<T>(options.engine);
-  CarrierCoverage carrierCoverage{std::string(Carrier<T>::name), {}, gen::coverageFloors<T>()};
-  for (const auto& property : props::propertiesFor<T>()) {
-    if (options.property != "all" && options.property != property.name) continue;
-    Row row{std::string(property.name), std::string(Carrier<T>::name),
-            props::runProperty(property, engine, options.cases, runSeed, &carrierCoverage.tally)};
-    if (row.run.failure) reportFailure<T>(property.name, engine.name(), *row.run.failure, runSeed, options);
-    rows.push_back(std::move(row));
+// --shard I/N, else GoogleTest's GTEST_SHARD_INDEX and GTEST_TOTAL_SHARDS, else everything.
+Result<Shard> shardOf(const RunOptions& options) {
+  std::string index, count;
+  if (!options.shard.empty()) {
+    auto slash = options.shard.find('/');
+    if (slash == std::string::npos) return fail(fmt::format("--shard takes I/N, got {}", quote(options.shard)));
+    index = options.shard.substr(0, slash), count = options.shard.substr(slash + 1);
+  } else if (const char* i = std::getenv("GTEST_SHARD_INDEX"), *n = std::getenv("GTEST_TOTAL_SHARDS"); i && n) {
+    index = i, count = n;
+  } else {
+    return Shard{};
   }
-  if (carrierCoverage.tally.cases() > 0) coverage.push_back(std::move(carrierCoverage));
+  auto i = parseCount(index, "the shard index");
+  if (!i) return std::unexpected(i.error());
+  auto n = parseCount(count, "the shard count");
+  if (!n) return std::unexpected(n.error());
+  if (*n == 0 || *i >= *n) return fail(fmt::format("shard {}/{}: the index must be below the count", *i, *n));
+  return Shard{*i, *n};
 }
 
-void printResults(const std::vector<Row>& rows) {
-  fmt::print("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>10}\n", "property", "carrier", "cases", "skipped", "result", "time ms");
-  for (const Row& r : rows)
-    fmt::print("{:<42} {:<14} {:>6} {:>8} {:>7} {:>10.1f}\n", r.property, r.carrier, r.run.cases, r.run.skipped,
-               r.run.failure ? "FAIL" : "pass", r.run.ms);
+//! A progress bar on stderr when it is a terminal.
+class Progress {
+ public:
+  Progress(std::size_t total, bool enabled) : total_(total), enabled_(enabled && isatty(STDERR_FILENO)) {}
+  void step(const std::string& what) {
+    if (!enabled_) return;
+    ++done_;
+    std::size_t filled = done_ * 30 / std::max<std::size_t>(total_, 1);
+    fmt::print(stderr, "\r[{:<30}] {}/{} {:<50}", std::string(filled, '='), done_, total_, what.substr(0, 50));
+    if (done_ == total_) fmt::print(stderr, "\r{:<100}\r", "");
+  }
+
+ private:
+  std::size_t total_, done_ = 0;
+  bool enabled_;
+};
+
+//! The rows of a run, in order: (carrier, property) for every property that applies.
+std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const std::string& carrier : kCarrierNames) {
+    if (options.carrier != "all" && options.carrier != carrier) continue;
+    withCarrier(carrier, [&]<class T>() {
+      for (const auto& property : props::propertiesFor<T>())
+        if (options.property == "all" || options.property == property.name) rows.emplace_back(carrier, property.name);
+      return 0;
+    });
+  }
+  return rows;
 }
 
-// The share of cases in each category per carrier, "!" where a floor is missed; returns whether
-// every floor holds.
-bool printCoverage(const std::vector<CarrierCoverage>& coverage) {
+template <class T>
+void runRow(const std::string& property, const RunOptions& options, RunReport& report, CarrierCoverage& coverage) {
+  const Engine<T>& engine = builtinEngine<T>(options.engine);
+  RunRow row{property, std::string(Carrier<T>::name),
+             props::runProperty(*props::findProperty<T>(property), engine, {options.cases, report.seed, options.maxSize},
+                                &coverage.tally), {}, {}};
+  if (row.run.failure)
+    reportFailure<T>(row, engine.name(), report.seed, options.saveDir,
+                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --seed {} --cases {} --max-size {}",
+                                 property, Carrier<T>::name, engine.name(), report.seed, options.cases, options.maxSize));
+  report.rows.push_back(std::move(row));
+}
+
+// The share of cases in each category per carrier, "!" where a floor is missed.
+std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
   std::vector<std::string> categories;
   std::map<std::string, double> floorOf;
   for (const auto& c : coverage) {
@@ -105,31 +111,30 @@ bool printCoverage(const std::vector<CarrierCoverage>& coverage) {
     for (const auto& [tag, count] : c.tally.counts())
       if (std::find(categories.begin(), categories.end(), tag) == categories.end()) categories.push_back(tag);
   }
-  fmt::print("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<24}",
-             gen::kMinCasesForFloors, "category");
-  for (const auto& c : coverage) fmt::print(" {:>13}", c.carrier);
-  fmt::print(" {:>7}\n", "floor");
+  std::string out = fmt::format("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<24}",
+                                gen::kMinCasesForFloors, "category");
+  for (const auto& c : coverage) out += fmt::format(" {:>13}", c.carrier);
+  out += fmt::format(" {:>7}\n", "floor");
   for (const std::string& tag : categories) {
-    fmt::print("{:<24}", tag);
+    out += fmt::format("{:<24}", tag);
     for (const auto& c : coverage) {
       bool applies = std::any_of(c.floors.begin(), c.floors.end(), [&](const auto& f) { return f.tag == tag; });
       double share = 100.0 * c.tally.count(tag) / c.tally.cases();
       bool below = applies && c.tally.cases() >= gen::kMinCasesForFloors && share < 100 * floorOf[tag];
-      fmt::print(" {:>13}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-");
+      out += fmt::format(" {:>13}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-");
     }
-    fmt::print(" {:>7}\n", floorOf.count(tag) ? fmt::format("{:g}%", 100 * floorOf[tag]) : "");
+    out += fmt::format(" {:>7}\n", floorOf.count(tag) ? fmt::format("{:g}%", 100 * floorOf[tag]) : "");
   }
-  bool ok = true;
-  for (const auto& c : coverage) {
+  for (const auto& c : coverage)
     if (c.tally.cases() < gen::kMinCasesForFloors)
-      fmt::print("coverage floors not judged on {}: {} cases (at least {} needed)\n", c.carrier, c.tally.cases(),
-                 gen::kMinCasesForFloors);
-    for (const std::string& shortfall : c.tally.shortfalls(c.floors)) {
-      fmt::print("coverage below floor on {}: {}\n", c.carrier, shortfall);
-      ok = false;
-    }
-  }
-  return ok;
+      out += fmt::format("coverage floors not judged on {}: {} cases (at least {} needed)\n", c.carrier, c.tally.cases(),
+                         gen::kMinCasesForFloors);
+  return out;
+}
+
+bool writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  return static_cast<bool>(out << text);
 }
 
 }  // namespace
@@ -139,31 +144,58 @@ int runProperties(const RunOptions& options) {
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
     return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
                                       fmt::join(names, ", ")));
-  std::uint64_t runSeed = options.seed.value_or(
+  auto shard = shardOf(options);
+  if (!shard) return report(kUsage, "run: " + shard.error().message);
+  auto planned = plannedRows(options);
+  if (planned.empty())
+    return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
+
+  RunReport result;
+  result.seed = options.seed.value_or(
       static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL);
-  fmt::print("tapecheck run: {} cases per property, seed {}, engine {}\n", options.cases, runSeed, options.engine);
-  std::vector<Row> rows;
-  std::vector<CarrierCoverage> coverage;
+  result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
+  result.shard = fmt::format("{}/{}", shard->index, shard->count);
+  std::size_t mine = 0;
+  for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
+  if (!options.quiet)
+    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, max size {}{}\n", options.cases, result.seed,
+               options.engine, options.maxSize,
+               shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
+
+  Progress progress(mine, !options.quiet);
   auto start = std::chrono::steady_clock::now();
-  for (const std::string& carrier : kCarrierNames) {
-    if (options.carrier != "all" && options.carrier != carrier) continue;
+  for (std::size_t r = 0; r < planned.size(); ++r) {
+    if (!shard->runs(r)) continue;
+    const auto& [carrier, property] = planned[r];
+    if (result.coverage.empty() || result.coverage.back().carrier != carrier)
+      withCarrier(carrier, [&]<class T>() {
+        result.coverage.push_back({carrier, {}, gen::coverageFloors<T>()});
+        return 0;
+      });
     withCarrier(carrier, [&]<class T>() {
-      runCarrier<T>(options, runSeed, rows, coverage);
+      runRow<T>(property, options, result, result.coverage.back());
       return 0;
     });
+    progress.step(property + " " + carrier);
   }
-  if (rows.empty())
-    return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  printResults(rows);
-  bool covered = printCoverage(coverage);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& c : result.coverage)
+    for (const std::string& shortfall : c.tally.shortfalls(c.floors)) result.coverageShortfalls.push_back(c.carrier + ": " + shortfall);
+
+  std::string coverageTable = formatCoverage(result.coverage);
+  if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
+  for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
   std::size_t total = 0, failed = 0;
-  for (const Row& r : rows) total += r.run.cases, failed += r.run.failure.has_value();
+  for (const RunRow& r : result.rows) total += r.run.cases, failed += r.run.failure.has_value();
   std::string verdict = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
-  if (!covered) verdict += ", coverage below floor";
-  fmt::print("\n{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", rows.size(), total,
-             seconds, total / seconds, runSeed, verdict);
-  return failed || !covered ? kFailed : kSuccess;
+  if (!result.coverageShortfalls.empty()) verdict += ", coverage below floor";
+  fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,
+             result.seconds, total / std::max(result.seconds, 1e-9), result.seed, verdict);
+  if (!options.jsonFile.empty() && !writeFile(options.jsonFile, runReportJson(result)))
+    return report(kUsage, fmt::format("run: cannot write {}", quote(options.jsonFile)));
+  if (!options.junitFile.empty() && !writeFile(options.junitFile, runReportJunit(result, coverageTable)))
+    return report(kUsage, fmt::format("run: cannot write {}", quote(options.junitFile)));
+  return result.passed() ? kSuccess : kFailed;
 }
 
 }  // namespace tc::cli

@@ -13,6 +13,10 @@ struct RunOptions {
   std::string property = "all";
   std::string engine = "compiled";
   std::string saveDir = "tapecheck-failures";
+  int maxSize = 100;                  //!< generated cases grow from size 0 to this (0..100)
+  std::string shard;                  //!< "I/N": run rows I, I+N, ...; default from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS
+  std::string jsonFile, junitFile;    //!< machine-readable reports, when named
+  bool quiet = false;                 //!< only failures and the summary line
 };
 
 //! Runs every property on every carrier and prints the table; returns the exit status.

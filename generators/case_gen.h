@@ -16,6 +16,11 @@ namespace tc::gen {
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size);
 
+//! The same graph, data and output with fresh input values and seeds, drawn as for a generated
+//! case. A document that does not load on T comes back unchanged.
+template <class T>
+nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed);
+
 //! Smaller variants of a case, each of which loads on carrier T: delete a node (rerouting its
 //! users to an earlier position of the same shape, its own argument first), drop unused inputs,
 //! shrink input dimensions, simplify values toward 0 and 1, and seed packs toward one-hot.

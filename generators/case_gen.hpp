@@ -44,8 +44,46 @@ inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5",
 inline const std::vector<std::string> kIeeeSpecials = {"-0", "nan", "inf", "-inf", "16777216", "-16777216", "1e-310", "0x1p-149"};
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
+//! A value drawn for carrier T: small exact values, or on IEEE carriers mostly ordinary values
+//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals).
+template <class T>
+std::string randomValue(Choices& pick) {
+  if constexpr (Carrier<T>::caps.exact) {
+    return pick.pick(kExactValues);
+  } else {
+    return pick.percent(8) ? pick.pick(kIeeeSpecials) : pick.pick(kIeeeValues);
+  }
+}
+
+template <class T>
+json randomValues(Choices& pick, std::size_t n) {
+  json v = json::array();
+  for (std::size_t i = 0; i < n; ++i) v.push_back(randomValue<T>(pick));
+  return v;
+}
+
 // Multiplicative depth grows rationals; ops beyond this depth are not chosen on exact carriers.
 constexpr int kMaxDegree = 12;
+
+//! Half the time a seed at the output alone ("seed"), otherwise a seed pack ("seeds") that seeds
+//! the output and up to two random positions.
+template <class T>
+void chooseSeeds(Choices& pick, const std::vector<Shape>& shapes, std::size_t output, json& doc) {
+  doc.erase("seed");
+  doc.erase("seeds");
+  if (pick.percent(50)) {
+    doc["seed"] = randomValues<T>(pick, elementCount(shapes[output]));
+    return;
+  }
+  json seeds = json::object();
+  seeds[std::to_string(output)] = randomValues<T>(pick, elementCount(shapes[output]));
+  std::size_t count = pick.below(3);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t p = pick.below(shapes.size());
+    seeds[std::to_string(p)] = randomValues<T>(pick, elementCount(shapes[p]));
+  }
+  doc["seeds"] = seeds;
+}
 
 template <class T>
 class CaseWriter {
@@ -72,18 +110,8 @@ class CaseWriter {
  private:
   static constexpr bool kExact = Carrier<T>::caps.exact;
 
-  std::string value() {
-    if constexpr (kExact) {
-      return pick_.pick(kExactValues);
-    } else {
-      return pick_.percent(8) ? pick_.pick(kIeeeSpecials) : pick_.pick(kIeeeValues);
-    }
-  }
-  json values(std::size_t n) {
-    json v = json::array();
-    for (std::size_t i = 0; i < n; ++i) v.push_back(value());
-    return v;
-  }
+  std::string value() { return randomValue<T>(pick_); }
+  json values(std::size_t n) { return randomValues<T>(pick_, n); }
 
   void addInput(const Shape& shape) {
     inputsJson_.push_back(json{{"shape", std::vector<std::size_t>(shape.begin(), shape.end())}});
@@ -162,18 +190,7 @@ class CaseWriter {
     if (pick_.percent(15)) output = pick_.below(inputs);
     else if (pick_.percent(25) && positions > inputs) output = inputs + pick_.below(positions - inputs);
     doc_["output"] = output;
-    if (pick_.percent(50)) {
-      doc_["seed"] = values(elementCount(shapes_[output]));
-      return;
-    }
-    json seeds = json::object();
-    seeds[std::to_string(output)] = values(elementCount(shapes_[output]));  // the output is always seeded
-    std::size_t count = pick_.below(3);
-    for (std::size_t i = 0; i < count; ++i) {
-      std::size_t p = pick_.below(positions);
-      seeds[std::to_string(p)] = values(elementCount(shapes_[p]));
-    }
-    doc_["seeds"] = seeds;
+    chooseSeeds<T>(pick_, shapes_, output, doc_);
   }
 
   static std::vector<std::size_t> dims(const Shape& s) { return std::vector<std::size_t>(s.begin(), s.end()); }
@@ -562,6 +579,20 @@ inline void seedCandidates(const json& doc, std::vector<json>& out) {
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size) {
   return detail::CaseWriter<T>(seed, size).build();
+}
+
+template <class T>
+nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed) {
+  auto loaded = parseCase<T>(doc.dump());
+  if (!loaded) return doc;
+  detail::Choices pick(seed);
+  nlohmann::json out = doc;
+  out["values"] = nlohmann::json::array();
+  for (const Shape& shape : loaded->graph.inputs) out["values"].push_back(detail::randomValues<T>(pick, elementCount(shape)));
+  std::vector<Shape> shapes;
+  for (std::size_t p = 0; p < loaded->graph.positionCount(); ++p) shapes.push_back(loaded->graph.shapeAt(p));
+  detail::chooseSeeds<T>(pick, shapes, loaded->output, out);
+  return out;
 }
 
 template <class T>

@@ -1,5 +1,7 @@
 #include "properties/runner.h"
 
+#include "properties/report.h"
+
 #include "core/carriers/rational.h"
 
 namespace tc::props {
@@ -28,6 +30,16 @@ std::vector<std::string_view> allPropertyNames() {
   std::vector<std::string_view> names;
   for (const auto& property : propertiesFor<Rational>()) names.push_back(property.name);
   return names;
+}
+
+}  // namespace tc::props
+
+namespace tc::props {
+
+std::set<std::size_t> differingPositions(const Verdict& verdict) {
+  std::set<std::size_t> positions;
+  for (const auto& d : verdict.differences) positions.insert(d.position);
+  return positions;
 }
 
 }  // namespace tc::props

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,14 +33,30 @@ struct PropertyRun {
 //! The seed of case `index` of a property on a carrier, in a run with `runSeed`.
 std::uint64_t caseSeed(std::uint64_t runSeed, std::string_view property, std::string_view carrier, std::size_t index);
 
+//! How many generated cases a property runs on, from which run seed, and how large they grow:
+//! case i of n has size i * maxSize / n (0 to 100 scales the number of nodes).
+struct RunSettings {
+  std::size_t cases = 100;
+  std::uint64_t seed = 1;
+  int maxSize = 100;
+};
+
+//! Where a run's cases come from: the document of case `index`.
+using CaseSource = std::function<nlohmann::json(std::size_t index)>;
+
 //! The verdict on a case document; a document that does not load fails with the loader's message.
 template <class T>
 Verdict checkDocument(const NamedProperty<T>& property, const Engine<T>& engine, const nlohmann::json& doc);
 
-//! Runs `property` on `cases` generated cases (sizes growing from 0 to 100), shrinking the first
-//! failure. Each case's coverage tags go to `coverage` when given.
+//! Runs `property` on `cases` documents from `source`, shrinking the first failure. Each case's
+//! coverage tags go to `coverage` when given. A document that does not load fails the run.
 template <class T>
-PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
-                        std::uint64_t runSeed, gen::CoverageTally* coverage = nullptr);
+PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
+                          const CaseSource& source, gen::CoverageTally* coverage = nullptr);
+
+//! runPropertyOn with generated cases.
+template <class T>
+PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, const RunSettings& settings,
+                        gen::CoverageTally* coverage = nullptr);
 
 }  // namespace tc::props

@@ -7,28 +7,39 @@
 
 namespace tc::props {
 
+namespace detail {
+
 template <class T>
-Verdict checkDocument(const NamedProperty<T>& property, const Engine<T>& engine, const nlohmann::json& doc) {
-  auto loaded = parseCase<T>(doc.dump());
+Verdict checkLoaded(const NamedProperty<T>& property, const Engine<T>& engine, const Result<Case<T>>& loaded) {
   if (!loaded) return Verdict::fail("the case does not load: " + loaded.error().message);
+  if (!loaded->inputs) return Verdict::fail("the case gives no input values (\"values\")");
   return property.check(engine, *loaded);
 }
 
+}  // namespace detail
+
 template <class T>
-PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
-                        std::uint64_t runSeed, gen::CoverageTally* coverage) {
+Verdict checkDocument(const NamedProperty<T>& property, const Engine<T>& engine, const nlohmann::json& doc) {
+  return detail::checkLoaded(property, engine, parseCase<T>(doc.dump()));
+}
+
+template <class T>
+PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
+                          const CaseSource& source, gen::CoverageTally* coverage) {
   PropertyRun run;
   auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < cases && !run.failure; ++i) {
-    int size = static_cast<int>(i * 100 / cases);
-    nlohmann::json doc = gen::randomCase<T>(caseSeed(runSeed, property.name, Carrier<T>::name, i), size);
+    nlohmann::json doc = source(i);
     auto loaded = parseCase<T>(doc.dump());
-    assert(loaded && "the generator builds cases that load");
-    if (coverage) coverage->add(gen::coverageTags(*loaded));
-    Verdict verdict = property.check(engine, *loaded);
+    Verdict verdict = detail::checkLoaded(property, engine, loaded);
+    if (loaded && coverage) coverage->add(gen::coverageTags(*loaded));
     ++run.cases;
     if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
     if (verdict.holds) continue;
+    if (!loaded || !loaded->inputs) {  // nothing to shrink
+      run.failure = Counterexample{doc, doc, 0, std::move(verdict)};
+      break;
+    }
     auto [small, steps] = gen::shrinkWhile<T>(
         doc, [&](const nlohmann::json& candidate) { return !checkDocument(property, engine, candidate).holds; });
     Verdict shrunkVerdict = checkDocument(property, engine, small);
@@ -36,6 +47,16 @@ PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engin
   }
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+template <class T>
+PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, const RunSettings& settings,
+                        gen::CoverageTally* coverage) {
+  const int maxSize = std::clamp(settings.maxSize, 0, 100);
+  return runPropertyOn(property, engine, settings.cases, [&](std::size_t i) {
+    int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
+    return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size);
+  }, coverage);
 }
 
 }  // namespace tc::props

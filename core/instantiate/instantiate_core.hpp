@@ -29,7 +29,8 @@
   template Result<Case<T>> readCaseFile<T>(const std::filesystem::path&);                                      \
   template std::string writeCase<T>(const Case<T>&);                                                           \
   template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \
-  template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&);                \
+  template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&); \
+  template std::string formatDot<T>(const Graph<T>&, const std::set<std::size_t>&, std::size_t);                \
   template std::string formatNodeCall<T>(const Graph<T>&, std::size_t);                                        \
   template Result<Context<T>> spec::eval<T>(const Graph<T>&, const Pack<T>&, const Data<T>&);                  \
   template Pack<T> spec::backpropAllCtx<T>(const Graph<T>&, const Context<T>&, const Data<T>&, const Pack<T>&); \

@@ -372,22 +372,10 @@ json nodeToJson(const Node<T>& node) {
 template <class T>
 Result<Case<T>> parseCase(std::string_view text) {
   using nlohmann::json;
-  // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
-  constexpr int kMaxDepth = 64;
-  struct TooDeep {};
-  json root;
+  auto root = parseJsonDocument(text);
+  if (!root) return std::unexpected(root.error());
   try {
-    root = json::parse(text, [](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const TooDeep&) {
-    return fail(fmt::format("malformed JSON: nested deeper than {} levels", kMaxDepth));
-  } catch (const json::exception& e) {
-    return fail(fmt::format("malformed JSON: {}", escape(e.what(), 300)));
-  }
-  try {
-    return io_detail::readRoot<T>(root);
+    return io_detail::readRoot<T>(*root);
   } catch (const json::exception& e) {  // a safety net: every access above is checked first
     return fail(fmt::format("malformed document: {}", e.what()));
   }
@@ -395,12 +383,9 @@ Result<Case<T>> parseCase(std::string_view text) {
 
 template <class T>
 Result<Case<T>> readCaseFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(fmt::format("{}: cannot open the file", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return fail(fmt::format("{}: cannot read the file", path.string()));
-  return within(path.string(), parseCase<T>(text.str()));
+  auto text = readTextFile(path);
+  if (!text) return std::unexpected(text.error());
+  return within(path.string(), parseCase<T>(*text));
 }
 
 template <class T>

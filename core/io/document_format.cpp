@@ -1,6 +1,12 @@
 #include "core/io/document_format.h"
 
+#include "core/support/text.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <array>
 #include <string_view>
 #include <vector>
@@ -25,6 +31,32 @@ std::string formatValue(const nlohmann::json& value) {
 }
 
 }  // namespace
+
+Result<nlohmann::json> parseJsonDocument(std::string_view text) {
+  using nlohmann::json;
+  // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
+  constexpr int kMaxDepth = 64;
+  struct TooDeep {};
+  try {
+    return json::parse(text, [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth) throw TooDeep{};
+      return true;
+    });
+  } catch (const TooDeep&) {
+    return fail(fmt::format("malformed JSON: nested deeper than {} levels", kMaxDepth));
+  } catch (const json::exception& e) {
+    return fail(fmt::format("malformed JSON: {}", escape(e.what(), 300)));
+  }
+}
+
+Result<std::string> readTextFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(fmt::format("{}: cannot open the file", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return fail(fmt::format("{}: cannot read the file", path.string()));
+  return text.str();
+}
 
 std::string formatCaseDocument(const nlohmann::json& doc) {
   if (!doc.is_object()) return doc.dump() + "\n";

@@ -1,5 +1,6 @@
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ using ListingNotes = std::map<std::size_t, std::vector<std::string>>;
 template <class T>
 std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns,
                           const ListingNotes& notes = {});
+
+//! The graph in Graphviz DOT: one box per position ("3: mask(2) key=m [2]"), an edge from each
+//! argument; `highlighted` positions filled red, the output outlined in bold.
+template <class T>
+std::string formatDot(const Graph<T>& graph, const std::set<std::size_t>& highlighted, std::size_t output);
 
 //! "matmul(0, 1)", "scale(3) c=-1/2", "opaque twice(2)", "input".
 template <class T>

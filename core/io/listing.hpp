@@ -46,4 +46,26 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
   return out;
 }
 
+template <class T>
+std::string formatDot(const Graph<T>& graph, const std::set<std::size_t>& highlighted, std::size_t output) {
+  auto escaped = [](const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string out = "digraph tapecheck {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) {
+    std::string label = fmt::format("{}: {} {}", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
+    std::string style = highlighted.count(p) ? ", style=filled, fillcolor=\"#f4a6a6\"" : "";
+    if (p == output) style += ", penwidth=3";
+    out += fmt::format("  p{} [label=\"{}\"{}];\n", p, escaped(label), style);
+  }
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+    for (std::size_t a : graph.nodeAt(p).args) out += fmt::format("  p{} -> p{};\n", a, p);
+  return out + "}\n";
+}
+
 }  // namespace tc

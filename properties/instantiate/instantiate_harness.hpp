@@ -5,6 +5,7 @@
 #include "generators/coverage.hpp"
 #include "properties/all.hpp"
 #include "properties/engine.hpp"
+#include "properties/report.hpp"
 #include "properties/runner.hpp"
 
 #define TAPECHECK_INSTANTIATE_HARNESS(T)                                                                         \
@@ -13,9 +14,14 @@
   template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                            \
   template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const Engine<T>&,              \
                                                   const nlohmann::json&);                                       \
+  template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const Engine<T>&,          \
+                                                      std::size_t, const props::CaseSource&, gen::CoverageTally*); \
   template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const Engine<T>&,            \
-                                                    std::size_t, std::uint64_t, gen::CoverageTally*);           \
+                                                    const props::RunSettings&, gen::CoverageTally*);            \
   template nlohmann::json gen::randomCase<T>(std::uint64_t, int);                                               \
   template std::vector<nlohmann::json> gen::shrinksOf<T>(const nlohmann::json&);                                \
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
-  template std::vector<gen::CoverageFloor> gen::coverageFloors<T>();
+  template std::vector<gen::CoverageFloor> gen::coverageFloors<T>();                                            \
+  template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
+  template std::string props::formatCaseDot<T>(const nlohmann::json&, const props::Verdict&);                   \
+  template nlohmann::json gen::withRandomValues<T>(const nlohmann::json&, std::uint64_t);

@@ -129,7 +129,7 @@ std::vector<std::string> failingProperties(const Engine<T>& engine, std::size_t 
   std::vector<std::string> failed;
   for (const auto& property : props::propertiesFor<T>()) {
     if (property.scope != props::Scope::engine) continue;
-    props::PropertyRun run = props::runProperty(property, engine, cases, seed);
+    props::PropertyRun run = props::runProperty(property, engine, {cases, seed});
     if (!run.failure) continue;
     failed.emplace_back(property.name);
     EXPECT_LE(run.failure->shrunk["nodes"].size(), 3u)
@@ -157,7 +157,7 @@ TEST(FaultyEngine, AForgottenAncestorShrinksToATinyCaseWithTheDifferingGradients
   const auto* property = props::findProperty<Rational>("backwardDenseAllFrom_eq_dense");
   ASSERT_NE(property, nullptr);
   TestEngine<Rational> engine(Fault::singleOutputForgetsAncestor, Counting::unreported);
-  props::PropertyRun run = props::runProperty(*property, engine, 100, 1);
+  props::PropertyRun run = props::runProperty(*property, engine, {100, 1});
   ASSERT_TRUE(run.failure);
   const nlohmann::json& shrunk = run.failure->shrunk;
   EXPECT_LE(shrunk["nodes"].size(), 3u) << shrunk.dump();

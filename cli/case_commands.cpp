@@ -1,0 +1,162 @@
+#include "cli/case_commands.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "cli/case_input.h"
+#include "cli/exit_codes.h"
+#include "cli/rows.hpp"
+#include "core/carriers/dispatch.h"
+#include "core/io/case_file.h"
+#include "generators/case_gen.h"
+#include "properties/report.h"
+#include "properties/runner.h"
+
+namespace tc::cli {
+namespace {
+
+std::vector<std::string> engineNames() { return {std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames)}; }
+
+std::vector<std::string> propertyNames() {
+  std::vector<std::string> names{"all"};
+  for (std::string_view name : props::allPropertyNames()) names.emplace_back(name);
+  return names;
+}
+
+// The case on carrier T, or the loader's message naming the file.
+template <class T>
+Result<Case<T>> loadOn(const CaseInput& input) {
+  return within(input.path, parseCase<T>(input.doc.dump()));
+}
+
+template <class T>
+int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName) {
+  auto loaded = loadOn<T>(input);
+  if (!loaded) return report(kUsage, loaded.error().message);
+  if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
+  std::vector<const props::NamedProperty<T>*> chosen;
+  for (const auto& p : props::propertiesFor<T>())
+    if (property == "all" || property == p.name) chosen.push_back(props::findProperty<T>(p.name));
+  if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
+  const Engine<T>& engine = builtinEngine<T>(engineName);
+  fmt::print("replay {} on {} with engine {}\n", input.path, Carrier<T>::name, engine.name());
+  std::size_t failed = 0;
+  props::Verdict shown;
+  for (const auto* p : chosen) {
+    props::Verdict verdict = props::checkDocument(*p, engine, input.doc);
+    std::string result = !verdict.holds ? "FAIL: " + verdict.why
+                         : verdict.skipped.empty() ? std::string("pass")
+                                                   : "pass (does not apply: " + verdict.skipped + ")";
+    fmt::print("  {:<42} {}\n", p->name, result);
+    if (!verdict.holds && failed++ == 0) shown = verdict;
+  }
+  fmt::print("{}", props::formatCaseListing<T>(input.doc, shown));
+  return failed ? kFailed : kSuccess;
+}
+
+template <class T>
+int checkOn(const CaseInput& input, const CheckOptions& options, std::uint64_t seed, std::vector<RunRow>& rows) {
+  auto loaded = loadOn<T>(input);
+  if (!loaded) return kUsage;
+  const bool ownValues = loaded->inputs.has_value();
+  const Engine<T>& engine = builtinEngine<T>(options.engine);
+  for (const auto& p : props::propertiesFor<T>()) {
+    if (options.property != "all" && options.property != p.name) continue;
+    props::CaseSource source = [&](std::size_t i) {
+      if (ownValues && i == 0) return input.doc;
+      return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i));
+    };
+    RunRow row{std::string(p.name), std::string(Carrier<T>::name),
+               props::runPropertyOn(p, engine, options.cases + (ownValues ? 1 : 0), source), {}, {}};
+    if (row.run.failure)
+      reportFailure<T>(row, engine.name(), seed, options.saveDir,
+                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --seed {} --cases {}",
+                                   input.path, p.name, Carrier<T>::name, engine.name(), seed, options.cases));
+    rows.push_back(std::move(row));
+  }
+  return kSuccess;
+}
+
+template <class T>
+int showOn(const CaseInput& input, bool dot) {
+  auto loaded = loadOn<T>(input);
+  if (!loaded) return report(kUsage, loaded.error().message);
+  // A saved failure is re-checked, so that the positions that differ can be marked.
+  props::Verdict verdict;
+  const auto* property = props::findProperty<T>(input.property);
+  std::string engine = input.engine.empty() ? "compiled" : input.engine;
+  bool knownEngine = std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), engine) !=
+                     std::end(kBuiltinEngineNames);
+  if (property && knownEngine && loaded->inputs) verdict = props::checkDocument(*property, builtinEngine<T>(engine), input.doc);
+  if (dot) {
+    fmt::print("{}", props::formatCaseDot<T>(input.doc, verdict));
+    return kSuccess;
+  }
+  fmt::print("{} on {}: {} inputs, {} nodes, output position {}\n", input.path, Carrier<T>::name, loaded->graph.inputs.size(),
+             loaded->graph.nodes.size(), loaded->output);
+  if (!input.property.empty())
+    fmt::print("saved failure of {}: {}\n", input.property,
+               !property ? "(not a property on this carrier)"
+               : verdict.holds ? "it holds now" : "it still fails: " + verdict.why);
+  fmt::print("{}", props::formatCaseListing<T>(input.doc, verdict));
+  return kSuccess;
+}
+
+}  // namespace
+
+int replayCase(const ReplayOptions& options) {
+  auto input = readCaseInput(options.file);
+  if (!input) return report(kUsage, input.error().message);
+  auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
+  auto property = chooseName("property", options.property, input->property, "all", propertyNames());
+  auto engine = chooseName("engine", options.engine, input->engine, "compiled", engineNames());
+  for (const auto* chosen : {&carrier, &property, &engine})
+    if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
+  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine); });
+}
+
+int checkGraph(const CheckOptions& options) {
+  auto input = readCaseInput(options.file);
+  if (!input) return report(kUsage, input.error().message);
+  auto property = chooseName("property", options.property, "", "all", propertyNames());
+  if (!property) return report(kUsage, "check: " + property.error().message);
+  std::uint64_t seed = options.seed.value_or(
+      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL);
+  fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}\n",
+             options.file, options.cases, seed, options.engine);
+  std::vector<RunRow> rows;
+  std::string firstError;
+  for (const std::string& carrier : kCarrierNames) {
+    if (options.carrier != "all" && options.carrier != carrier) continue;
+    int status = withCarrier(carrier, [&]<class T>() -> int {
+      auto loaded = loadOn<T>(*input);
+      if (!loaded) {
+        if (firstError.empty()) firstError = loaded.error().message;
+        fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);
+        return kSuccess;
+      }
+      return checkOn<T>(*input, options, seed, rows);
+    });
+    if (status != kSuccess) return status;
+  }
+  if (rows.empty())
+    return report(kUsage, firstError.empty() ? fmt::format("check: {} does not apply to the chosen carriers", *property)
+                                             : firstError);
+  fmt::print("{}", formatTable(rows));
+  std::size_t failed = 0, total = 0;
+  for (const RunRow& row : rows) failed += row.run.failure.has_value(), total += row.run.cases;
+  fmt::print("\n{} properties x carriers, {} cases, seed {}: {}\n", rows.size(), total, seed,
+             failed ? fmt::format("{} FAILED", failed) : std::string("all passed"));
+  return failed ? kFailed : kSuccess;
+}
+
+int showCase(const ShowOptions& options) {
+  auto input = readCaseInput(options.file);
+  if (!input) return report(kUsage, input.error().message);
+  auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
+  if (!carrier) return report(kUsage, "show: " + carrier.error().message);
+  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot); });
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,40 @@
+#pragma once
+// Commands on one case file: replay a saved counterexample, check a user's graph, show a file.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tc::cli {
+
+//! Options of `tapecheck replay CASE`: names left empty come from the file's failure object.
+struct ReplayOptions {
+  std::string file, property, carrier, engine;
+};
+
+//! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
+int replayCase(const ReplayOptions& options);
+
+//! Options of `tapecheck check GRAPH`.
+struct CheckOptions {
+  std::string file;
+  std::size_t cases = 100;  //!< random input and seed draws besides the file's own values
+  std::string carrier = "all", property = "all", engine = "compiled";
+  std::optional<std::uint64_t> seed;
+  std::string saveDir = "tapecheck-failures";
+};
+
+//! Runs every applicable property on the graph: with the file's values and seeds when it has
+//! them, plus `cases` random draws of the same shapes.
+int checkGraph(const CheckOptions& options);
+
+//! Options of `tapecheck show FILE`.
+struct ShowOptions {
+  std::string file, carrier;
+  bool dot = false;
+};
+
+//! Prints the listing of a case, or with `dot` a Graphviz picture; a saved failure's differing
+//! positions are marked.
+int showCase(const ShowOptions& options);
+
+}  // namespace tc::cli

@@ -1,0 +1,40 @@
+#include "cli/case_input.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "core/io/document_format.h"
+#include "core/support/text.h"
+
+namespace tc::cli {
+
+Result<CaseInput> readCaseInput(const std::string& path) {
+  auto text = readTextFile(path);
+  if (!text) return std::unexpected(text.error());
+  auto doc = parseJsonDocument(*text);
+  if (!doc) return fail(path + ": " + doc.error().message);
+  CaseInput input{path, std::move(*doc), {}, {}, {}};
+  if (!input.doc.is_object() || !input.doc.contains("failure")) return input;
+  const nlohmann::json& failure = input.doc["failure"];
+  if (!failure.is_object()) return fail(path + ": failure: must be an object");
+  for (auto [key, field] : {std::pair{"property", &input.property}, {"carrier", &input.carrier}, {"engine", &input.engine}}) {
+    if (!failure.contains(key)) continue;
+    if (!failure[key].is_string()) return fail(fmt::format("{}: failure.{}: must be a string", path, key));
+    *field = failure[key].get<std::string>();
+  }
+  return input;
+}
+
+Result<std::string> chooseName(std::string_view what, const std::string& option, const std::string& fromFile,
+                               const std::string& fallback, const std::vector<std::string>& allowed) {
+  std::string chosen = !option.empty() ? option : !fromFile.empty() ? fromFile : fallback;
+  if (std::find(allowed.begin(), allowed.end(), chosen) == allowed.end())
+    return fail(fmt::format("no {} named {}{}; the {}s are: {}", what, quote(chosen),
+                            option.empty() && !fromFile.empty() ? " (from the file's failure object)" : "", what,
+                            fmt::join(allowed, ", ")));
+  return chosen;
+}
+
+}  // namespace tc::cli

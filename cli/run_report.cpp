@@ -1,0 +1,113 @@
+#include "cli/run_report.h"
+
+#include "cli/rows.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tc::cli {
+namespace {
+
+// Text safe inside XML 1.0 attributes and elements: markup escaped, and control characters
+// XML cannot hold replaced.
+std::string xmlEscaped(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += (c < 0x20 && c != '\n' && c != '\t') ? '?' : static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string formatTable(const std::vector<RunRow>& rows) {
+  std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>10}\n", "property", "carrier", "cases", "skipped",
+                                "result", "time ms");
+  for (const RunRow& r : rows)
+    out += fmt::format("{:<42} {:<14} {:>6} {:>8} {:>7} {:>10.1f}\n", r.property, r.carrier, r.run.cases, r.run.skipped,
+                       r.run.failure ? "FAIL" : "pass", r.run.ms);
+  return out;
+}
+
+bool RunReport::passed() const {
+  for (const RunRow& row : rows)
+    if (row.run.failure) return false;
+  return coverageShortfalls.empty();
+}
+
+std::string runReportJson(const RunReport& report) {
+  using nlohmann::json;
+  json results = json::array();
+  for (const RunRow& row : report.rows) {
+    json entry{{"property", row.property}, {"carrier", row.carrier},  {"cases", row.run.cases},
+               {"skipped", row.run.skipped}, {"skip_reasons", row.run.skipReasons},
+               {"result", row.run.failure ? "fail" : "pass"}, {"ms", row.run.ms}};
+    if (row.run.failure) {
+      const props::Counterexample& f = *row.run.failure;
+      entry["failure"] = {{"why", f.verdict.why},          {"nodes", f.shrunk.value("nodes", json::array()).size()},
+                          {"shrink_steps", f.shrinkSteps}, {"saved", row.savedFile},
+                          {"case", f.shrunk}};
+    }
+    results.push_back(std::move(entry));
+  }
+  json coverage = json::object();
+  for (const CarrierCoverage& c : report.coverage) {
+    json floors = json::object();
+    for (const auto& floor : c.floors) floors[floor.tag] = floor.minShare;
+    coverage[c.carrier] = {{"cases", c.tally.cases()}, {"counts", c.tally.counts()}, {"floors", floors}};
+  }
+  json out{{"tapecheck_run", 1},
+           {"seed", report.seed},
+           {"cases_per_property", report.casesPerProperty},
+           {"engine", report.engine},
+           {"max_size", report.maxSize},
+           {"shard", report.shard},
+           {"seconds", report.seconds},
+           {"passed", report.passed()},
+           {"results", results},
+           {"coverage", coverage},
+           {"coverage_shortfalls", report.coverageShortfalls}};
+  return out.dump(2) + "\n";
+}
+
+std::string runReportJunit(const RunReport& report, const std::string& coverageTable) {
+  std::size_t failures = 0;
+  for (const RunRow& row : report.rows) failures += row.run.failure.has_value();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"tapecheck\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", report.rows.size(),
+                     failures, report.seconds);
+  out += fmt::format("  <testsuite name=\"tapecheck run\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n",
+                     report.rows.size(), failures, report.seconds);
+  out += "    <properties>\n";
+  for (const auto& [name, value] : {std::pair<std::string, std::string>{"seed", std::to_string(report.seed)},
+                                    {"cases", std::to_string(report.casesPerProperty)},
+                                    {"engine", report.engine},
+                                    {"max-size", std::to_string(report.maxSize)},
+                                    {"shard", report.shard}})
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xmlEscaped(value));
+  out += "    </properties>\n";
+  for (const RunRow& row : report.rows) {
+    out += fmt::format("    <testcase classname=\"tapecheck.{}\" name=\"{}\" time=\"{:.4f}\"", xmlEscaped(row.carrier),
+                       xmlEscaped(row.property), row.run.ms / 1000);
+    if (!row.run.failure) {
+      out += fmt::format("><system-out>{} cases, {} skipped</system-out></testcase>\n", row.run.cases, row.run.skipped);
+      continue;
+    }
+    const props::Counterexample& f = *row.run.failure;
+    out += fmt::format(">\n      <failure message=\"{}\" type=\"counterexample\">{}\nsaved: {}\n</failure>\n    </testcase>\n",
+                       xmlEscaped(f.verdict.why), xmlEscaped(row.listing), xmlEscaped(row.savedFile));
+  }
+  std::string coverage = coverageTable;
+  for (const std::string& shortfall : report.coverageShortfalls) coverage += "coverage below floor on " + shortfall + "\n";
+  out += fmt::format("    <system-out>{}</system-out>\n  </testsuite>\n</testsuites>\n", xmlEscaped(coverage));
+  return out;
+}
+
+}  // namespace tc::cli

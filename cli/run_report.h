@@ -1,0 +1,45 @@
+#pragma once
+// What a `tapecheck run` found, and its machine-readable forms (--json, --junit).
+#include <string>
+#include <vector>
+
+#include "generators/coverage.h"
+#include "properties/runner.h"
+
+namespace tc::cli {
+
+//! One property on one carrier: its run, and for a failure the saved file and the listing.
+struct RunRow {
+  std::string property, carrier;
+  props::PropertyRun run;
+  std::string savedFile, listing;
+};
+
+//! The coverage of one carrier's generated cases, and the floors they must reach.
+struct CarrierCoverage {
+  std::string carrier;
+  gen::CoverageTally tally;
+  std::vector<gen::CoverageFloor> floors;
+};
+
+//! Everything a run reports.
+struct RunReport {
+  std::uint64_t seed = 0;
+  std::size_t casesPerProperty = 0;
+  std::string engine, shard;
+  int maxSize = 100;
+  double seconds = 0;
+  std::vector<RunRow> rows;
+  std::vector<CarrierCoverage> coverage;
+  std::vector<std::string> coverageShortfalls;  //!< "rational: op matmul: 0.4% of 1000 cases, floor 2%"
+  bool passed() const;
+};
+
+//! One JSON object: settings, "passed", "results" (one per row) and "coverage" per carrier.
+std::string runReportJson(const RunReport& report);
+
+//! JUnit XML: one testcase per property × carrier (classname "tapecheck.<carrier>"); a failure
+//! holds the verdict and the listing; the coverage table goes to the suite's system-out.
+std::string runReportJunit(const RunReport& report, const std::string& coverageTable);
+
+}  // namespace tc::cli
