@@ -121,6 +121,8 @@ int checkGraph(const CheckOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
+  if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
+    return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(
       static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL);
   fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}\n",
@@ -154,7 +156,11 @@ int checkGraph(const CheckOptions& options) {
 int showCase(const ShowOptions& options) {
   auto input = readCaseInput(options.file);
   if (!input) return report(kUsage, input.error().message);
-  auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
+  // Without a carrier named, the first one the graph loads on (rational unless it has, say, exp).
+  std::string fallback = "rational";
+  for (auto it = kCarrierNames.rbegin(); it != kCarrierNames.rend(); ++it)
+    if (withCarrier(*it, [&]<class T>() { return loadOn<T>(*input) ? 1 : 0; })) fallback = *it;
+  auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
   return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot); });
 }

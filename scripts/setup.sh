@@ -4,6 +4,8 @@
 set -euo pipefail
 packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev nlohmann-json3-dev
           libcli11-dev libfmt-dev libbenchmark-dev)
+# The tests also render DOT pictures (graphviz) and parse JUnit XML (python3).
+if [ "${1:-}" = "--test" ]; then packages+=(graphviz python3); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,9 +22,10 @@ inline std::string readAll(FILE* file) {
   return text;
 }
 
-inline CommandRun runTapecheck(const std::string& arguments) {
+//! Runs a shell command line, capturing stdout and (through a file) stderr.
+inline CommandRun runCommand(const std::string& commandLine) {
   const std::string errFile = ::testing::TempDir() + "tapecheck_stderr.txt";
-  std::string command = std::string(TAPECHECK_BINARY) + " " + arguments + " 2>" + errFile;
+  std::string command = commandLine + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
   CommandRun run{-1, readAll(pipe), {}};
   run.status = WEXITSTATUS(pclose(pipe));
@@ -32,6 +33,10 @@ inline CommandRun runTapecheck(const std::string& arguments) {
   run.err = readAll(err);
   fclose(err);
   return run;
+}
+
+inline CommandRun runTapecheck(const std::string& arguments) {
+  return runCommand(std::string(TAPECHECK_BINARY) + " " + arguments);
 }
 
 inline std::string source(const std::string& relative) { return std::string(TAPECHECK_SOURCE_DIR) + "/" + relative; }

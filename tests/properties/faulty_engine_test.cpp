@@ -9,6 +9,7 @@
 #include "core/carriers/rational.h"
 #include "core/graph/node_program.h"
 #include "core/spec/reference.h"
+#include "properties/report.h"
 #include "properties/runner.h"
 
 namespace tc {
@@ -167,6 +168,14 @@ TEST(FaultyEngine, AForgottenAncestorShrinksToATinyCaseWithTheDifferingGradients
   EXPECT_EQ(verdict.rightName, "backwardDenseFrom");
   ASSERT_FALSE(verdict.differences.empty()) << verdict.why;
   EXPECT_NE(verdict.differences[0].left, verdict.differences[0].right);
+  // The listing shows both sides where they differ, and the picture fills those positions.
+  std::string listing = props::formatCaseListing<Rational>(shrunk, verdict);
+  std::size_t p = verdict.differences[0].position;
+  EXPECT_NE(listing.find("backwardDenseAllFrom  " + verdict.differences[0].left + "   <- differs"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("backwardDenseFrom     " + verdict.differences[0].right), std::string::npos) << listing;
+  std::string dot = props::formatCaseDot<Rational>(shrunk, verdict);
+  EXPECT_NE(dot.find(fmt::format("p{} [label=", p)), std::string::npos) << dot;
+  EXPECT_EQ(std::count(dot.begin(), dot.end(), '#'), static_cast<long>(verdict.differences.size())) << dot;
 }
 
 // The corpus keeps this fault's shrunk counterexample; it fails on the faulty engine alone.

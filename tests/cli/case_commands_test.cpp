@@ -1,0 +1,186 @@
+// `tapecheck replay`, `check` and `show`, and the machine-readable reports of `run`: run as a
+// user would, with exit statuses, and never a crash on any file.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "tests/cli/run_tapecheck.h"
+
+namespace {
+
+using tc::testing::CommandRun;
+using tc::testing::runTapecheck;
+using tc::testing::source;
+
+std::vector<std::string> filesIn(const std::string& folder, const std::string& extension) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(source(folder)))
+    if (entry.path().extension() == extension) files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string writeTemp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::size_t lineCount(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST(Replay, EveryCorpusCaseReplaysAndPasses) {
+  for (const std::string& file : filesIn("tests/corpus", ".json")) {
+    CommandRun run = runTapecheck("replay " + file);
+    EXPECT_EQ(run.status, 0) << file << "\n" << run.out << run.err;
+    EXPECT_NE(run.out.find(" pass"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("   0  input"), std::string::npos) << "the listing is printed";
+  }
+}
+
+TEST(Replay, WithoutAFailureObjectEveryPropertyRuns) {
+  CommandRun run = runTapecheck("replay " + source("examples/graphs/readme.json"));
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  for (const char* name : {"ofGraph_toTape", "backwardDenseAllFrom_eq_dense", "node_adjoint_identity", "linearity"})
+    EXPECT_NE(run.out.find(name), std::string::npos) << name;
+}
+
+TEST(Replay, OptionsOverrideTheFileAndBadNamesAreUsageErrors) {
+  std::string file = source("tests/corpus/backwardDenseAllFrom_eq_dense-rational-forgotten-ancestor.json");
+  CommandRun onDouble = runTapecheck("replay " + file + " --carrier double --property determinism --engine tape");
+  EXPECT_EQ(onDouble.status, 0) << onDouble.out << onDouble.err;
+  EXPECT_NE(onDouble.out.find("on double with engine tape"), std::string::npos) << onDouble.out;
+  CommandRun badProperty = runTapecheck("replay " + file + " --property nosuch");
+  EXPECT_EQ(badProperty.status, 2);
+  EXPECT_EQ(lineCount(badProperty.err), 1u) << badProperty.err;
+  EXPECT_EQ(runTapecheck("replay " + file + " --carrier double --property adjoint_identity").status, 2);
+  std::string badCarrier = writeTemp("bad_carrier.json", R"({"tapecheck": 1, "inputs": [{"shape": []}], "values": [["1"]],
+      "failure": {"property": "determinism", "carrier": "complex"}})");
+  CommandRun fromFile = runTapecheck("replay " + badCarrier);
+  EXPECT_EQ(fromFile.status, 2);
+  EXPECT_NE(fromFile.err.find("no carrier named 'complex' (from the file's failure object)"), std::string::npos)
+      << fromFile.err;
+  std::string noValues = writeTemp("no_values.json", R"({"tapecheck": 1, "inputs": [{"shape": [2]}]})");
+  CommandRun withoutValues = runTapecheck("replay " + noValues);
+  EXPECT_EQ(withoutValues.status, 2);
+  EXPECT_NE(withoutValues.err.find("replay needs the input values"), std::string::npos) << withoutValues.err;
+}
+
+TEST(Check, EveryExampleGraphPasses) {
+  for (const std::string& file : filesIn("examples/graphs", ".json")) {
+    CommandRun run = runTapecheck("check " + file + " --cases 30 --seed 5");
+    EXPECT_EQ(run.status, 0) << file << "\n" << run.out << run.err;
+    EXPECT_NE(run.out.find("all passed"), std::string::npos) << run.out;
+  }
+}
+
+TEST(Check, UsesTheFilesValuesThenRandomDrawsAndSaysWhichCarriersItSkips) {
+  CommandRun run = runTapecheck("check " + source("examples/graphs/classifier.json") + " --cases 4 --seed 1");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("not checked on rational:"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("compileChecked_context                     double              5"), std::string::npos)
+      << "1 case from the file and 4 random draws\n" << run.out;
+}
+
+TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {
+  std::string graph = writeTemp("graph_only.json", R"({"tapecheck": 1, "inputs": [{"shape": [2, 2]}, {"shape": [2]}],
+      "nodes": [{"op": "matmul", "args": [0, 1]}, {"op": "sum", "args": [2]}]})");
+  CommandRun run = runTapecheck("check " + graph + " --cases 7 --seed 2 --carrier modp");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("compileChecked_context                     modp                7"), std::string::npos) << run.out;
+  CommandRun nothing = runTapecheck("check " + graph + " --cases 0");
+  EXPECT_EQ(nothing.status, 2);
+  EXPECT_NE(nothing.err.find("nothing to check"), std::string::npos) << nothing.err;
+}
+
+TEST(Show, ListsACaseAndMarksASavedFailure) {
+  CommandRun run = runTapecheck("show " + source("tests/corpus/compileChecked_backwardDenseFrom-double-pending-positive-zero.json"));
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("on double: 2 inputs, 2 nodes, output position 3"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("saved failure of compileChecked_backwardDenseFrom: it holds now"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("   3  scale(0) c=1  []"), std::string::npos) << run.out;
+}
+
+TEST(Show, DotRendersWithGraphviz) {
+  for (const std::string& file : filesIn("examples/graphs", ".json")) {
+    CommandRun dot = runTapecheck("show --dot " + file + " | dot -Tsvg -o " + ::testing::TempDir() + "graph.svg");
+    EXPECT_EQ(dot.status, 0) << file << "\n" << dot.err;
+    std::ifstream svg(::testing::TempDir() + "graph.svg");
+    std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("<svg"), std::string::npos) << file;
+    EXPECT_NE(text.find("0: input"), std::string::npos) << file;
+  }
+}
+
+TEST(Show, DotMarksTheOutputAndEveryArgumentEdge) {
+  CommandRun run = runTapecheck("show --dot " + source("examples/graphs/readme.json"));
+  ASSERT_EQ(run.status, 0);
+  EXPECT_NE(run.out.find("p2 [label=\"2: matmul(0, 1) [2]\"];"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("p4 [label=\"4: scale(3) c=-1/2 [2]\", penwidth=3];"), std::string::npos) << run.out;
+  for (const char* edge : {"p0 -> p2;", "p1 -> p2;", "p2 -> p3;", "p3 -> p4;"})
+    EXPECT_NE(run.out.find(edge), std::string::npos) << edge;
+}
+
+// Every command on every malformed file and on random bytes: status 2 and exactly one line on
+// stderr, never a crash.
+TEST(CaseCommands, MalformedFilesAndRandomBytesAreOneLineUsageErrors) {
+  std::vector<std::string> files = filesIn("tests/io/malformed", ".json");
+  files.push_back(source("tests/io/malformed"));  // a directory
+  files.push_back(::testing::TempDir() + "does-not-exist.json");
+  std::mt19937 random(11);
+  for (int i = 0; i < 6; ++i) {
+    std::string bytes(1 + random() % 300, '\0');
+    for (char& c : bytes) c = static_cast<char>(random());
+    files.push_back(writeTemp("random" + std::to_string(i) + ".json", bytes));
+  }
+  files.push_back(writeTemp("deep.json", std::string(5000, '[') + std::string(5000, ']')));
+  files.push_back(writeTemp("failure_not_object.json", R"({"tapecheck": 1, "inputs": [], "failure": 3})"));
+  for (const std::string& file : files)
+    for (const char* command : {"replay ", "check --cases 3 ", "show ", "show --dot "}) {
+      CommandRun run = runTapecheck(command + ("'" + file + "'"));
+      EXPECT_EQ(run.status, 2) << command << file << "\n" << run.out << run.err;
+      EXPECT_EQ(lineCount(run.err), 1u) << command << file << "\n" << run.err;
+      EXPECT_EQ(run.err.rfind("tapecheck: ", 0), 0u) << run.err;
+    }
+}
+
+TEST(RunReports, JunitHasOneTestcasePerPropertyAndCarrierAndJsonParses) {
+  std::string junit = ::testing::TempDir() + "run.xml", json = ::testing::TempDir() + "run.json";
+  CommandRun run = runTapecheck("run --cases 10 --seed 3 --quiet --junit " + junit + " --json " + json);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_EQ(lineCount(run.out), 1u) << "quiet prints only the summary line\n" << run.out;
+  std::ifstream in(json);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["results"].size(), 47u);
+  EXPECT_EQ(report["passed"], true);
+  EXPECT_EQ(report["seed"], 3);
+  EXPECT_TRUE(report["coverage"].contains("rational"));
+  CommandRun count = tc::testing::runCommand(
+      "python3 -c \"import xml.etree.ElementTree as E; t = E.parse('" + junit +
+      "'); c = t.findall('.//testcase'); print(len(c), len({(x.get('classname'), x.get('name')) for x in c}), "
+      "len(t.findall('.//failure')))\"");
+  EXPECT_EQ(count.status, 0) << count.err;
+  EXPECT_EQ(count.out, "47 47 0\n");
+}
+
+TEST(RunReports, ShardsPartitionTheRows) {
+  std::size_t total = 0;
+  for (int shard = 0; shard < 3; ++shard) {
+    std::string json = ::testing::TempDir() + "shard" + std::to_string(shard) + ".json";
+    CommandRun run = runTapecheck("run --cases 5 --seed 3 --quiet --shard " + std::to_string(shard) + "/3 --json " + json);
+    ASSERT_EQ(run.status, 0) << run.out << run.err;
+    std::ifstream in(json);
+    total += nlohmann::json::parse(in)["results"].size();
+  }
+  EXPECT_EQ(total, 47u);
+  CommandRun fromEnvironment = tc::testing::runCommand("GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=4 " +
+                                                       std::string(TAPECHECK_BINARY) + " run --cases 5 --seed 3");
+  EXPECT_NE(fromEnvironment.out.find("shard 1/4: 12 of 47 rows"), std::string::npos) << fromEnvironment.out;
+  EXPECT_EQ(runTapecheck("run --shard 2/2").status, 2);
+  EXPECT_EQ(runTapecheck("run --shard 1").status, 2);
+}
+
+}  // namespace
