@@ -2,6 +2,7 @@
 // Runs the tapecheck binary as a user would and captures its exit status, stdout and stderr.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -24,7 +25,10 @@ inline std::string readAll(FILE* file) {
 
 //! Runs a shell command line, capturing stdout and (through a file) stderr.
 inline CommandRun runCommand(const std::string& commandLine) {
-  const std::string errFile = ::testing::TempDir() + "tapecheck_stderr.txt";
+  // One file per process and call: ctest runs test processes in parallel.
+  static int calls = 0;
+  const std::string errFile =
+      ::testing::TempDir() + "tapecheck_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
   std::string command = commandLine + " 2>" + errFile;
   FILE* pipe = popen(command.c_str(), "r");
   CommandRun run{-1, readAll(pipe), {}};
@@ -32,6 +36,7 @@ inline CommandRun runCommand(const std::string& commandLine) {
   FILE* err = fopen(errFile.c_str(), "r");
   run.err = readAll(err);
   fclose(err);
+  std::remove(errFile.c_str());
   return run;
 }
 
