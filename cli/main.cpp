@@ -8,6 +8,24 @@
 #include "cli/run.h"
 #include "bench/bench_command.h"
 
+namespace {
+
+// The options `run` and `check` share: which properties, carriers and engine, the seed, and where
+// counterexamples go.
+void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, std::string& carrier,
+                        std::string& property, std::string& engine, std::string& saveDir, const std::string& carrierHelp) {
+  std::vector<std::string> carriers = tc::kCarrierNames;
+  carriers.push_back("all");
+  command->add_option("--seed", seed, "random seed (default: from the clock; printed)");
+  command->add_option("--carrier", carrier, carrierHelp)->check(CLI::IsMember(carriers));
+  command->add_option("--property", property, "one property by name, or all");
+  command->add_option("--engine", engine, "the built-in engine the engine-scoped properties check")
+      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
+  command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace tc::cli;
   using tc::kCarrierNames;
@@ -27,14 +45,7 @@ int main(int argc, char** argv) {
   RunOptions run;
   auto* runCommand = app.add_subcommand("run", "Check every property on every carrier with generated cases (the main job)");
   runCommand->add_option("--cases", run.cases, "generated cases per property and carrier")->check(CLI::Range(1, 1000000));
-  runCommand->add_option("--seed", run.seed, "random seed (default: from the clock; printed)");
-  std::vector<std::string> carrierChoices = kCarrierNames;
-  carrierChoices.push_back("all");
-  runCommand->add_option("--carrier", run.carrier, "one carrier, or all")->check(CLI::IsMember(carrierChoices));
-  runCommand->add_option("--property", run.property, "one property by name, or all");
-  runCommand->add_option("--engine", run.engine, "the built-in engine the engine-scoped properties check")
-      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
-  runCommand->add_option("--save-failures", run.saveDir, "where shrunk counterexamples are saved");
+  addPropertyChoices(runCommand, run.seed, run.carrier, run.property, run.engine, run.saveDir, "one carrier, or all");
   runCommand->add_option("--max-size", run.maxSize, "largest generated case size, 0 to 100 (scales the node count)")
       ->check(CLI::Range(0, 100));
   runCommand->add_option("--shard", run.shard,
@@ -55,15 +66,8 @@ int main(int argc, char** argv) {
   checkCommand->add_option("GRAPH", check.file, "a graph or case file (JSON, DESIGN section 4)")->required();
   checkCommand->add_option("--cases", check.cases, "random input and seed draws besides the file's own values")
       ->check(CLI::Range(0, 1000000));
-  std::vector<std::string> checkCarriers = kCarrierNames;
-  checkCarriers.push_back("all");
-  checkCommand->add_option("--carrier", check.carrier, "one carrier, or all (those the graph loads on)")
-      ->check(CLI::IsMember(checkCarriers));
-  checkCommand->add_option("--property", check.property, "one property by name, or all");
-  checkCommand->add_option("--engine", check.engine, "the built-in engine the engine-scoped properties check")
-      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
-  checkCommand->add_option("--seed", check.seed, "random seed (default: from the clock; printed)");
-  checkCommand->add_option("--save-failures", check.saveDir, "where shrunk counterexamples are saved");
+  addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
+                     "one carrier, or all (those the graph loads on)");
 
   ShowOptions show;
   auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");
