@@ -5,6 +5,7 @@
 #include "cli/case_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
+#include "cli/mutants.h"
 #include "cli/run.h"
 #include "bench/bench_command.h"
 
@@ -75,6 +76,16 @@ int main(int argc, char** argv) {
   showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else rational");
   showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
 
+  MutantsOptions mutants;
+  auto* mutantsCommand = app.add_subcommand("mutants", "Run the default suite once per built-in mutant (mutant builds only)");
+  mutantsCommand->add_option("--cases", mutants.cases, "cases per property")->check(CLI::Range(1, 1000000));
+  mutantsCommand->add_option("--seed", mutants.seed, "random seed of every run");
+  mutantsCommand->add_option("--format", mutants.format, "text, or json (one object per mutant, then a summary line)")
+      ->check(CLI::IsMember({"text", "json"}));
+  mutantsCommand->add_option("--timeout", mutants.timeoutSeconds, "seconds per mutant before it counts as not killed")
+      ->check(CLI::Range(1.0, 86400.0));
+  mutantsCommand->add_option("--only", mutants.only, "comma-separated mutant ids (default: all)");
+
   tc::bench::BenchOptions bench;
   auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
   benchCommand->add_option("WORKLOAD", bench.workload, "relu-chain, single-output or mlp")
@@ -102,6 +113,7 @@ int main(int argc, char** argv) {
     if (*replayCommand) return replayCase(replay);
     if (*checkCommand) return checkGraph(check);
     if (*showCommand) return showCase(show);
+    if (*mutantsCommand) return runMutants(mutants);
     if (*benchCommand) return tc::bench::runBench(bench);
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());

@@ -3,8 +3,10 @@
 // for each argument position a and a cotangent ct, <ct, J_k·v> == Σ_a <term_a(ct), v_a>, where
 // J_k·v comes from node k's forward code on dual numbers and the terms from its reverse program
 // (localContribution). Every node of every case is checked on its own, so a wrong term shows even
-// where no input reaches the node or the output does not depend on it. Nodes at a kink and
-// non-linear opaque nodes are skipped; the case is skipped only if every node is.
+// where no input reaches the node or the output does not depend on it. At a kink the directions
+// are chosen along which the node is differentiable (zero at relu/abs zeros and clamp bounds,
+// equal on both sides of a max/min tie), so kink conventions are checked too. Non-linear opaque
+// nodes are skipped; the case is skipped only if every node is.
 #include "core/graph/node_program.h"
 #include "core/spec/reference.h"
 #include "properties/adjoint_identity.h"
@@ -18,6 +20,28 @@ T innerProduct(const Tensor<T>& a, const Tensor<T>& b) {
   return total;
 }
 
+//! Directions at node k's kinks replaced by ones along which the node is differentiable.
+template <class T>
+void smoothDirectionsAtKinks(const Graph<T>& graph, const Context<T>& context, std::size_t k, Pack<T>& directions) {
+  if constexpr (Carrier<T>::caps.ordered) {
+    const Node<T>& node = graph.nodeAt(k);
+    if (node.args.empty()) return;
+    const Tensor<T>& x = context[node.args[0]];
+    for (std::size_t i = 0; i < x.size(); ++i) switch (node.op) {
+        case OpKind::relu: case OpKind::abs:
+          if (x[i] == zero<T>()) directions[node.args[0]][i] = zero<T>();
+          break;
+        case OpKind::clamp:
+          if (x[i] == *node.attrs.lo || x[i] == *node.attrs.hi) directions[node.args[0]][i] = zero<T>();
+          break;
+        case OpKind::max: case OpKind::min:
+          if (x[i] == context[node.args[1]][i]) directions[node.args[1]][i] = directions[node.args[0]][i];
+          break;
+        default: break;
+      }
+  }
+}
+
 template <class T>
 Verdict node_adjoint_identity(const Case<T>& c) {
   auto context = spec::eval(c.graph, *c.inputs, c.data);
@@ -26,21 +50,23 @@ Verdict node_adjoint_identity(const Case<T>& c) {
   std::size_t checked = 0;
   std::string lastReason;
   for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
-    if (std::string reason = nodeSkipReason(c.graph, *context, k); !reason.empty()) {
-      lastReason = reason;
+    const Node<T>& node = c.graph.nodeAt(k);
+    if (node.op == OpKind::opaque && !node.attrs.opaque->linearInCotangent) {
+      lastReason = "non-linear opaque program";
       continue;
     }
     // Directions per argument position (a repeated argument moves once), zero elsewhere. They
     // depend on the argument's slot, not on positions, so shrinking keeps a failure failing.
     Pack<T> directions;
-    Context<Dual<T>> lifted;
-    const auto& args = c.graph.nodeAt(k).args;
+    const auto& args = node.args;
     for (std::size_t p = 0; p < k; ++p) {
       auto slot = static_cast<std::size_t>(std::find(args.begin(), args.end(), p) - args.begin());
       directions.push_back(slot < args.size() ? probeCotangents<T>(c.graph.shapeAt(p), 1 + 2 * slot)[1]
                                               : Tensor<T>::filled(c.graph.shapeAt(p), zero<T>()));
-      lifted.push_back(liftTensor((*context)[p], &directions.back().values));
     }
+    smoothDirectionsAtKinks(c.graph, *context, k, directions);
+    Context<Dual<T>> lifted;
+    for (std::size_t p = 0; p < k; ++p) lifted.push_back(liftTensor((*context)[p], &directions[p].values));
     Tensor<T> ct = probeCotangents<T>(c.graph.shapeAt(k), 0)[1];
     T forward = innerProduct(ct, tangentOf(dual.forward(k, lifted)));
     auto local = localContribution<T>(c.graph, *context, c.data, k, ct);

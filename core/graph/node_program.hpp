@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/support/mutants.h"
 #include "core/graph/node_program.h"
 #include "core/graph/opaque.h"
 #include "core/ops/library.hpp"
@@ -92,7 +93,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
     std::size_t target = node.args[term.arg];
     auto existing = std::find_if(result.support.begin(), result.support.end(),
                                  [&](const auto& entry) { return entry.first == target; });
-    if (existing == result.support.end()) result.support.emplace_back(target, std::move(term.value));
+    if (existing == result.support.end() || TC_MUTANT(18)) result.support.emplace_back(target, std::move(term.value));
     else kernels::addInto(existing->second, term.value);
   }
   // Ascending positions; an insertion sort keeps equal keys stable and needs no buffer.

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "core/support/mutants.h"
 #include "core/ops/op_call.h"
 #include "core/ops/kernels.h"
 
@@ -70,7 +71,7 @@ struct Sub : BinaryBase {
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, ct});
-    out.push_back({1, map(ct, [](const T& g) { return -g; })});
+    out.push_back({1, TC_MUTANT(2) ? ct : map(ct, [](const T& g) { return -g; })});
   }
 };
 
@@ -82,7 +83,7 @@ struct Mul : BinaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     auto times = [](const T& g, const T& v) { return g * v; };
-    out.push_back({0, zip(ct, c.arg(1), times)});
+    out.push_back({0, zip(ct, c.arg(TC_MUTANT(1) ? 0 : 1), times)});
     out.push_back({1, zip(ct, c.arg(0), times)});
   }
 };
@@ -100,7 +101,9 @@ struct Div : BinaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, c.arg(1), [](const T& g, const T& b) { return g / b; })});
-    out.push_back({1, zip3(ct, c.arg(0), c.arg(1), [](const T& g, const T& a, const T& b) { return -((g * a) / (b * b)); })});
+    out.push_back({1, zip3(ct, c.arg(0), c.arg(1), [](const T& g, const T& a, const T& b) {
+                     return TC_MUTANT(3) ? (g * a) / (b * b) : -((g * a) / (b * b));
+                   })});
   }
 };
 
@@ -129,7 +132,7 @@ struct Select : BinaryBase {
         const T& other = first ? b : a;
         if (Wins{}(mine, other)) return g;
         if (Wins{}(other, mine)) return zero<T>();
-        return g / two;
+        return TC_MUTANT(8) ? g : g / two;
       });
     };
     out.push_back({0, share(true)});
@@ -151,7 +154,7 @@ struct Neg : PointwiseUnary<Neg> {
   static constexpr OpKind kind = OpKind::neg;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
-  static T apply(const T& x) { return -x; }
+  static T apply(const T& x) { return TC_MUTANT(14) ? x : -x; }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, map(ct, [](const T& g) { return -g; })});

@@ -1,6 +1,7 @@
 #pragma once
 // Reductions and linear algebra. Every inner sum is a left fold from the carrier's zero in
 // increasing index order; an outer product is a plain product.
+#include "core/support/mutants.h"
 #include "core/ops/elementwise.hpp"
 
 namespace tc::ops {
@@ -89,7 +90,7 @@ struct Mean : UnaryBase {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, ct[0] / count(c.arg(0)))});
+    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, TC_MUTANT(10) ? ct[0] : ct[0] / count(c.arg(0)))});
   }
 };
 
@@ -166,7 +167,8 @@ struct Matmul : OpBase {
     for (std::size_t l = 0; l < k; ++l)
       for (std::size_t j = 0; j < n; ++j) {
         T acc = zero<T>();
-        for (std::size_t i = 0; i < m; ++i) acc = acc + a[i * k + l] * ct[i * n + j];
+        for (std::size_t i = 0; i < m; ++i)
+          acc = acc + a[TC_MUTANT(4) && m == k ? l * k + i : i * k + l] * ct[i * n + j];
         gb[l * n + j] = acc;
       }
     out.push_back({0, std::move(ga)});
@@ -194,7 +196,8 @@ struct Transpose : UnaryBase {
   static Tensor<T> forward(const OpCall<T>& c) { return transposed(c.arg(0)); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, transposed(ct)});
+    bool square = ct.shape[0] == ct.shape[1];
+    out.push_back({0, TC_MUTANT(11) && square ? ct : transposed(ct)});
   }
 };
 
@@ -241,7 +244,7 @@ struct Linear : OpBase {
     }
     out.push_back({0, std::move(gw)});
     out.push_back({1, std::move(gx)});
-    out.push_back({2, ct});
+    if (!TC_MUTANT(5)) out.push_back({2, ct});
   }
 };
 
@@ -267,7 +270,8 @@ struct MseLoss : BinaryBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);
     const T n = Mean::count(c.arg(0));
-    Tensor<T> ga = zip(c.arg(0), c.arg(1), [&](const T& a, const T& b) { return ((ct[0] * two) * (a - b)) / n; });
+    const T factor = TC_MUTANT(13) ? one<T>() : two;
+    Tensor<T> ga = zip(c.arg(0), c.arg(1), [&](const T& a, const T& b) { return ((ct[0] * factor) * (a - b)) / n; });
     Tensor<T> gb = map(ga, [](const T& g) { return -g; });
     out.push_back({0, std::move(ga)});
     out.push_back({1, std::move(gb)});

@@ -1,6 +1,7 @@
 #pragma once
 // Ops that move values (reshape, broadcast, concat0, slice0, const, detach) and ops that read
 // the data Δ (mask, gather0), plus the opaque op.
+#include "core/support/mutants.h"
 #include "core/graph/opaque.h"
 #include "core/ops/reductions.hpp"
 
@@ -51,7 +52,8 @@ struct Broadcast : UnaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
-    for (std::size_t i = 0; i < ct.size(); ++i) g[i % g.size()] = g[i % g.size()] + ct[i];
+    std::size_t copies = TC_MUTANT(6) ? g.size() : ct.size();  // the fault keeps only the first copy
+    for (std::size_t i = 0; i < copies; ++i) g[i % g.size()] = g[i % g.size()] + ct[i];
     out.push_back({0, std::move(g)});
   }
 };
@@ -83,7 +85,8 @@ struct Concat0 : OpBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     auto split = ct.values.begin() + static_cast<std::ptrdiff_t>(c.arg(0).size());
     out.push_back({0, Tensor<T>(c.arg(0).shape, std::vector<T>(ct.values.begin(), split))});
-    out.push_back({1, Tensor<T>(c.arg(1).shape, std::vector<T>(split, ct.values.end()))});
+    auto second = TC_MUTANT(12) ? ct.values.begin() : split;  // the fault forgets the offset
+    out.push_back({1, Tensor<T>(c.arg(1).shape, std::vector<T>(second, second + static_cast<std::ptrdiff_t>(c.arg(1).size())))});
   }
 };
 
@@ -111,7 +114,9 @@ struct Slice0 : UnaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
-    std::size_t offset = c.attrs().start * innerSize(g.shape, 1);
+    std::size_t start = c.attrs().start;
+    if (TC_MUTANT(7)) start = start + c.attrs().len < g.shape[0] ? start + 1 : (start > 0 ? start - 1 : start);  // one row off
+    std::size_t offset = start * innerSize(g.shape, 1);
     for (std::size_t i = 0; i < ct.size(); ++i) g[offset + i] = ct[i];
     out.push_back({0, std::move(g)});
   }
@@ -210,8 +215,10 @@ struct Gather0 : UnaryBase {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
     std::size_t row = innerSize(g.shape, 1);
     const auto& rows = rowsOf(c);
-    for (std::size_t j = 0; j < rows.size(); ++j)
-      for (std::size_t i = 0; i < row; ++i) g[rows[j] * row + i] = g[rows[j] * row + i] + ct[j * row + i];
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      std::size_t r = TC_MUTANT(9) ? rows[rows.size() - 1 - j] : rows[j];  // the fault reads the list backwards
+      for (std::size_t i = 0; i < row; ++i) g[r * row + i] = g[r * row + i] + ct[j * row + i];
+    }
     out.push_back({0, std::move(g)});
   }
 };

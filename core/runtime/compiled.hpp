@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "core/support/mutants.h"
 #include "core/runtime/compiled.h"
 #include "core/runtime/saved_graph.hpp"
 
@@ -85,7 +86,9 @@ Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
   Pack<T> gradients;
   gradients.reserve(seed.size());
   for (std::size_t p = 0; p < seed.size(); ++p) {
-    std::span<const T> values = flat.at(p);
+    std::size_t slot = p;
+    if (TC_MUTANT(27) && p > 0 && flat.at(p - 1).size() == flat.at(p).size()) slot = p - 1;  // off by one
+    std::span<const T> values = flat.at(slot);
     gradients.push_back(Tensor<T>(seed[p].shape, std::vector<T>(values.begin(), values.end())));
   }
   return gradients;
@@ -103,7 +106,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
   std::vector<std::size_t> writtenAt(positions, 0);
   std::size_t visits = 0;
   auto settle = [&](std::size_t p) {
-    if (!zeroIsIdentity && visits > writtenAt[p]) {
+    if (!zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23)) {
       const T z = zero<T>();
       for (T& v : g.at(p)) v = v + z;
     }
@@ -112,7 +115,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
     settle(p);
     std::span<T> slot = g.at(p);
-    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = slot[i] + localSum[i];
+    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = TC_MUTANT(15) ? localSum[i] : slot[i] + localSum[i];
     writtenAt[p] = visits + 1;
   };
   Tensor<T> ct;  // reused: the cotangent is copied out of the flat buffer without allocating
@@ -125,7 +128,12 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
     if (c.isDense) {
       for (std::size_t p = 0; p < k; ++p) write(p, c.dense[p]);
     } else {
-      for (const auto& [p, localSum] : c.support) write(p, localSum);
+      for (std::size_t s = 0; s < c.support.size(); ++s) {
+        std::size_t p = c.support[s].first;
+        if (TC_MUTANT(16) && s == 0 && c.support.size() > 1 && g.at(c.support[1].first).size() == g.at(p).size())
+          p = c.support[1].first;  // the wrong slot
+        write(p, c.support[s].second);
+      }
     }
     ++visits;
     writtenAt[k] = kFinal;
@@ -165,7 +173,8 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   }
   std::vector<std::pair<std::size_t, Tensor<T>>> slots;
   std::priority_queue<std::size_t> pending;  // nodes above the opaque prefix awaiting their visit
-  const std::size_t prefixEnd = highestOpaque_ == npos ? 0 : highestOpaque_ + 1;  // nodes below run densely
+  std::size_t prefixEnd = highestOpaque_ == npos ? 0 : highestOpaque_ + 1;  // nodes below run densely
+  if (TC_MUTANT(26)) prefixEnd = 0;  // opaque nodes treated like compact ones
   auto slotFor = [&](std::size_t p) -> Tensor<T>& {
     if (stamp_[p] != generation_) {
       stamp_[p] = generation_;
@@ -178,12 +187,20 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   auto visit = [&](std::size_t k, const Tensor<T>& ct) {
     LocalContribution<T> c = saved_.run(k, ct);
     if (c.isDense) {
-      for (std::size_t p = 0; p < k; ++p) kernels::addInto(slotFor(p), c.dense[p]);
+      const auto& args = graph.nodeAt(k).args;
+      for (std::size_t p = 0; p < k; ++p)
+        if (!TC_MUTANT(26) || std::find(args.begin(), args.end(), p) != args.end())  // applied sparsely
+          kernels::addInto(slotFor(p), c.dense[p]);
     } else {
-      for (const auto& [p, localSum] : c.support) kernels::addInto(slotFor(p), localSum);
+      for (std::size_t s = 0; s < c.support.size(); ++s) {
+        if (TC_MUTANT(24) && s + 1 == c.support.size() && s > 0) break;  // forgets the last ancestor
+        kernels::addInto(slotFor(c.support[s].first), c.support[s].second);
+      }
     }
   };
   slotFor(output) = seed;
+  if (TC_MUTANT(25))  // also visits the output's successors
+    for (std::size_t p = output + 1; p < graph.positionCount(); ++p) slotFor(p);
   std::size_t programsRun = 0;
   while (!pending.empty()) {
     std::size_t k = pending.top();
@@ -192,10 +209,11 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
     visit(k, ct);
     ++programsRun;
   }
-  for (std::size_t k = prefixEnd; k-- > graph.inputs.size();) {
+  for (std::size_t i = graph.inputs.size(); i < prefixEnd; ++i) {
+    std::size_t k = TC_MUTANT(17) ? i : prefixEnd - 1 - (i - graph.inputs.size());  // highest first, or the fault's lowest first
     Tensor<T> ct = stamp_[k] == generation_ ? slots[slot_[k]].second : kernels::zeros<T>(graph.shapeAt(k));
     visit(k, ct);
-    ++programsRun;
+    programsRun += TC_MUTANT(28) ? 2 : 1;
   }
   return SingleOutputGradients<T>{GradientView<T>(graph, std::move(slots)), programsRun};
 }

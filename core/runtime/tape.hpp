@@ -1,6 +1,7 @@
 #pragma once
 #include <fmt/format.h>
 
+#include "core/support/mutants.h"
 #include "core/ops/kernels.h"
 #include "core/runtime/tape.h"
 
@@ -27,7 +28,8 @@ Result<Pack<T>> Tape<T>::backwardDenseFrom(Pack<T> acc) const {
                                 node.name, position, formatShape(g.shape),
                                 formatShape(nodes[position].value.shape)));
       if (!nodes[position].requiresGrad) continue;
-      kernels::addInto(acc[position], g);
+      if (TC_MUTANT(19)) acc[position] = g;  // overwrites instead of accumulating
+      else kernels::addInto(acc[position], g);
     }
   }
   return acc;

@@ -1,0 +1,220 @@
+#include "cli/mutants.h"
+
+#include "cli/exit_codes.h"
+
+#ifndef TAPECHECK_MUTANTS
+
+namespace tc::cli {
+
+int runMutants(const MutantsOptions&) {
+  return report(kUsage, "mutants: this build has no mutants; configure with -DTAPECHECK_MUTANTS=ON");
+}
+
+}  // namespace tc::cli
+
+#else
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/carriers/dispatch.h"
+#include "core/io/case_file.h"
+#include "core/support/mutants.h"
+
+namespace tc::cli {
+namespace {
+
+//! How one child run of the property suite ended.
+struct ChildRun {
+  enum class End { finished, timedOut, crashed } end = End::finished;
+  int status = 0;  // exit status, or the signal when crashed
+  double seconds = 0;
+  nlohmann::json report;  // the run's --json report, when it finished
+};
+
+// Runs `tapecheck run` on the default suite in a child process with TAPECHECK_MUTANT=id.
+ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::path& dir) {
+  std::string json = (dir / fmt::format("mutant-{}.json", id)).string();
+  std::string saves = (dir / fmt::format("mutant-{}", id)).string();
+  std::vector<std::string> args{"/proc/self/exe", "run", "--quiet", "--cases", std::to_string(options.cases),
+                                "--seed", std::to_string(options.seed), "--json", json, "--save-failures", saves};
+  auto start = std::chrono::steady_clock::now();
+  pid_t child = fork();
+  if (child == 0) {
+    if (id > 0) setenv("TAPECHECK_MUTANT", std::to_string(id).c_str(), 1);
+    else unsetenv("TAPECHECK_MUTANT");
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ChildRun run;
+  int status = 0;
+  while (waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.timeoutSeconds) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      run.end = ChildRun::End::timedOut;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (run.end == ChildRun::End::timedOut) return run;
+  if (WIFSIGNALED(status)) {
+    run.end = ChildRun::End::crashed;
+    run.status = WTERMSIG(status);
+    return run;
+  }
+  run.status = WEXITSTATUS(status);
+  std::ifstream in(json);
+  if (in) run.report = nlohmann::json::parse(in, nullptr, false);
+  return run;
+}
+
+//! What a mutant's run showed.
+struct Verdict {
+  const mutants::MutantInfo* info = nullptr;
+  ChildRun run;
+  std::set<std::string> killers;  // properties that failed, on any carrier
+  double firstKillMs = 0;
+  std::size_t nodes = 0, largestDimension = 0;  // of the first counterexample
+  bool killed() const { return !killers.empty(); }
+  std::string outcome() const {
+    if (run.end == ChildRun::End::timedOut) return "timed out";
+    if (run.end == ChildRun::End::crashed) return fmt::format("crashed (signal {})", run.status);
+    if (!run.report.is_object()) return fmt::format("no report (exit {})", run.status);
+    return killed() ? "killed" : "SURVIVED";
+  }
+};
+
+std::size_t largestDimensionOf(const nlohmann::json& doc, const std::string& carrier) {
+  return static_cast<std::size_t>(withCarrier(carrier, [&]<class T>() -> int {
+    auto loaded = parseCase<T>(doc.dump());
+    std::size_t largest = 0;
+    if (loaded)
+      for (std::size_t p = 0; p < loaded->graph.positionCount(); ++p)
+        for (auto d : loaded->graph.shapeAt(p)) largest = std::max<std::size_t>(largest, d);
+    return static_cast<int>(largest);
+  }));
+}
+
+Verdict judge(const mutants::MutantInfo& info, ChildRun run) {
+  Verdict v{&info, std::move(run), {}, 0, 0, 0};
+  if (!v.run.report.is_object()) return v;
+  double elapsed = 0;
+  bool first = true;
+  for (const auto& row : v.run.report["results"]) {
+    elapsed += row.value("ms", 0.0);
+    if (row["result"] != "fail") continue;
+    v.killers.insert(row["property"].get<std::string>());
+    if (!first) continue;
+    first = false;
+    v.firstKillMs = elapsed;
+    const auto& shrunk = row["failure"]["case"];
+    v.nodes = shrunk.value("nodes", nlohmann::json::array()).size();
+    v.largestDimension = largestDimensionOf(shrunk, row["carrier"].get<std::string>());
+  }
+  return v;
+}
+
+std::vector<int> chosenIds(const MutantsOptions& options) {
+  std::vector<int> ids;
+  if (options.only.empty()) {
+    for (const auto& m : mutants::all()) ids.push_back(m.id);
+    return ids;
+  }
+  std::stringstream list(options.only);
+  for (std::string item; std::getline(list, item, ',');) ids.push_back(std::atoi(item.c_str()));
+  return ids;
+}
+
+void printMatrix(const std::vector<Verdict>& verdicts, const std::vector<std::string>& properties) {
+  fmt::print("\nkill matrix (x: the property failed on some carrier)\n");
+  for (std::size_t i = 0; i < properties.size(); ++i) fmt::print("  P{:<2} {}\n", i + 1, properties[i]);
+  fmt::print("\n{:>3} {:<34}", "id", "mutant");
+  for (std::size_t i = 0; i < properties.size(); ++i) fmt::print(" P{:<2}", i + 1);
+  fmt::print(" {:>10} {:>6} {:>4}  {}\n", "first kill", "nodes", "dim", "outcome");
+  for (const Verdict& v : verdicts) {
+    fmt::print("{:>3} {:<34}", v.info->id, v.info->name);
+    for (const std::string& p : properties) fmt::print(" {:<3}", v.killers.count(p) ? " x" : " .");
+    if (v.killed()) fmt::print(" {:>8.0f}ms {:>6} {:>4}  {}\n", v.firstKillMs, v.nodes, v.largestDimension, v.outcome());
+    else fmt::print(" {:>10} {:>6} {:>4}  {}\n", "-", "-", "-", v.outcome());
+  }
+}
+
+}  // namespace
+
+int runMutants(const MutantsOptions& options) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("tapecheck-mutants-{}", getpid());
+  std::filesystem::create_directories(dir);
+  if (options.format == "text")
+    fmt::print("tapecheck mutants: the default suite ({} cases per property, seed {}) once per mutant, timeout {:g} s\n",
+               options.cases, options.seed, options.timeoutSeconds);
+  ChildRun baseline = runChild(0, options, dir);
+  if (baseline.end != ChildRun::End::finished || baseline.status != 0) {
+    std::filesystem::remove_all(dir);
+    return report(kFailed, "mutants: the suite does not pass without a mutant; fix that first");
+  }
+  std::vector<std::string> properties;
+  for (const auto& row : baseline.report["results"])
+    if (std::find(properties.begin(), properties.end(), row["property"]) == properties.end())
+      properties.push_back(row["property"]);
+  std::vector<Verdict> verdicts;
+  for (int id : chosenIds(options)) {
+    auto all = mutants::all();
+    auto info = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.id == id; });
+    if (info == all.end()) return report(kUsage, fmt::format("mutants: no mutant with id {}", id));
+    verdicts.push_back(judge(*info, runChild(id, options, dir)));
+    if (options.format == "text")
+      fmt::print("  mutant {:>2} {:<34} {}\n", id, info->name, verdicts.back().outcome());
+  }
+  std::filesystem::remove_all(dir);
+  std::size_t killed = 0, small = 0;
+  std::map<std::size_t, std::size_t> byNodes;
+  for (const Verdict& v : verdicts) {
+    if (!v.killed()) continue;
+    ++killed;
+    ++byNodes[v.nodes];
+    small += v.nodes <= 3 && v.largestDimension <= 3;
+  }
+  if (options.format == "text") {
+    printMatrix(verdicts, properties);
+    fmt::print("\nshrunk counterexamples (first kill): ");
+    for (const auto& [nodes, count] : byNodes) fmt::print("{} with {} node{}; ", count, nodes, nodes == 1 ? "" : "s");
+    fmt::print("\n{} of {} kills have at most 3 nodes and dimensions at most 3\n", small, killed);
+    fmt::print("{} mutants, {} killed{}\n", verdicts.size(), killed,
+               killed == verdicts.size() ? "" : fmt::format(", {} not killed", verdicts.size() - killed));
+  } else {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Verdict& v : verdicts)
+      list.push_back({{"id", v.info->id}, {"name", v.info->name}, {"category", v.info->category},
+                      {"site", v.info->site}, {"outcome", v.outcome()}, {"killed_by", v.killers},
+                      {"first_kill_ms", v.firstKillMs}, {"nodes", v.nodes}, {"largest_dimension", v.largestDimension},
+                      {"seconds", v.run.seconds}});
+    for (const auto& entry : list) fmt::print("{}\n", entry.dump());
+    fmt::print("{}\n", nlohmann::json{{"total", verdicts.size()}, {"killed", killed}, {"small_kills", small},
+                                      {"cases", options.cases}, {"seed", options.seed}}.dump());
+  }
+  return killed == verdicts.size() ? kSuccess : kFailed;
+}
+
+}  // namespace tc::cli
+
+#endif

@@ -1,0 +1,59 @@
+#include "core/support/mutants.h"
+
+#include <array>
+#include <cstdlib>
+
+namespace tc::mutants {
+namespace {
+
+constexpr std::array<MutantInfo, 33> kMutants{{
+    {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
+    {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
+    {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
+    {4, "matmul-missing-transpose", "op terms", "core/ops/reductions.hpp Matmul::terms", "B's term is a·ct instead of aᵀ·ct (square a)"},
+    {5, "linear-bias-term-dropped", "op terms", "core/ops/reductions.hpp Linear::terms", "the bias gets no term"},
+    {6, "broadcast-missing-reduction", "op terms", "core/ops/structural.hpp Broadcast::terms", "only the first copy of ct is summed back"},
+    {7, "slice0-off-by-one", "op terms", "core/ops/structural.hpp Slice0::terms", "ct is scattered one row off"},
+    {8, "max-min-tie-split", "op terms", "core/ops/elementwise.hpp Select::terms", "a tie gives each side ct instead of ct/2"},
+    {9, "gather0-scatter-order", "op terms", "core/ops/structural.hpp Gather0::terms", "rows are scattered in reversed index-list order"},
+    {10, "mean-term-not-divided", "op terms", "core/ops/reductions.hpp Mean::terms", "the term is ct, not ct/n"},
+    {11, "transpose-term-not-transposed", "op terms", "core/ops/reductions.hpp Transpose::terms", "a square ct is passed back untransposed"},
+    {12, "concat0-second-term-offset", "op terms", "core/ops/structural.hpp Concat0::terms", "the second argument's rows are read from row 0"},
+    {13, "mse-loss-missing-two", "op terms", "core/ops/reductions.hpp MseLoss::terms", "the factor 2 of d(a-b)² is missing"},
+    {14, "neg-forward-identity", "forward and eval", "core/ops/elementwise.hpp Neg::apply", "neg's forward forgets the minus"},
+    {15, "dense-pass-overwrite", "accumulation", "core/runtime/compiled.hpp densePass", "a contribution overwrites the gradient instead of adding"},
+    {16, "dense-pass-wrong-slot", "accumulation", "core/runtime/compiled.hpp densePass", "the lowest target's local sum goes to the next target's slot"},
+    {17, "single-prefix-lowest-first", "accumulation", "core/runtime/compiled.hpp supportPass", "the opaque prefix is visited lowest first (reversed order)"},
+    {18, "local-sum-not-formed", "accumulation", "core/graph/node_program.hpp localContribution", "terms on a repeated argument are not summed before the global add"},
+    {19, "tape-overwrite", "accumulation", "core/runtime/tape.hpp backwardDenseFrom", "the tape assigns contributions instead of adding them"},
+    {20, "tape-missing-leaf", "tape lowering", "core/runtime/lowering.hpp lowerToTapeChecked", "the last input gets no leaf"},
+    {21, "array-lowering-contribution-order", "tape lowering", "core/runtime/lowering.hpp lowerToArrayChecked", "closures list contributions highest position first"},
+    {22, "tape-stale-value", "tape lowering", "core/runtime/lowering.hpp lowerToTapeChecked", "a tape node records the previous position's value (a stale buffer)"},
+    {23, "pending-zero-not-applied", "saved graph and compiled", "core/runtime/compiled.hpp densePass", "the pending +0 is never settled"},
+    {24, "single-forgets-ancestor", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "the last target of a multi-target node is not visited"},
+    {25, "single-visits-successors", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "the nodes after the output are visited too"},
+    {26, "opaque-applied-sparsely", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "an opaque program writes only its arguments and has no dense prefix"},
+    {27, "flat-index-off-by-one", "saved graph and compiled", "core/runtime/compiled.hpp backwardDenseFrom", "position p's gradient is read from slot p-1 (a wrong index)"},
+    {28, "programs-miscounted", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "the opaque prefix's programs are counted twice"},
+    {29, "tape-error-message", "validation and errors", "core/runtime/lowering.hpp lowerToTapeChecked", "the domain error loses its 'node k (op)' prefix on this path"},
+    {30, "compile-skips-log-check", "validation and errors", "core/runtime/lowering.hpp evaluateChecked", "compileChecked forwards log without its domain check"},
+    {31, "compile-error-position", "validation and errors", "core/runtime/lowering.hpp evaluateChecked", "the domain error names the position before the failing node"},
+    {32, "eval-skips-log-check", "forward and eval", "core/spec/reference.hpp eval", "the reference eval forwards log without its domain check"},
+    {33, "unchecked-eval-swaps-sub", "forward and eval", "core/runtime/lowering.hpp evaluateUnchecked", "the unchecked evaluation computes sub(b, a)"},
+}};
+
+int activeId() {
+  const char* text = std::getenv("TAPECHECK_MUTANT");
+  return text ? std::atoi(text) : 0;
+}
+
+}  // namespace
+
+std::span<const MutantInfo> all() { return kMutants; }
+
+bool active(int id) {
+  static const int chosen = activeId();
+  return id == chosen;
+}
+
+}  // namespace tc::mutants
