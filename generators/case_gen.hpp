@@ -126,24 +126,33 @@ class CaseWriter {
     degree_.push_back(degree);
   }
 
-  // Positions whose shape satisfies `ok`, or nullopt.
-  std::optional<std::size_t> positionWhere(const std::function<bool(const Shape&)>& ok) {
+  // A random position (other than `besides`) whose shape satisfies `ok`, or nullopt.
+  std::optional<std::size_t> positionWhere(const std::function<bool(const Shape&)>& ok,
+                                           std::optional<std::size_t> besides = std::nullopt) {
     std::vector<std::size_t> found;
     for (std::size_t p = 0; p < shapes_.size(); ++p)
-      if (ok(shapes_[p])) found.push_back(p);
+      if (ok(shapes_[p]) && p != besides) found.push_back(p);
     if (found.empty()) return std::nullopt;
     return pick_.pick(found);
   }
   std::size_t anyPosition() { return pick_.below(shapes_.size()); }
   // A position satisfying `ok`, or a new const node of `fallback` when there is none, so that
   // ops needing partners of particular shapes (matmul, linear, dot) are always buildable.
-  std::size_t ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback) {
-    if (auto p = positionWhere(ok)) return *p;
+  std::size_t ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback,
+                     std::optional<std::size_t> besides = std::nullopt) {
+    if (auto p = positionWhere([&](const Shape& s) { return ok(s); }, besides)) return *p;
     json n{{"op", "const"}, {"attrs", {{"shape", dims(fallback)}, {"values", values(elementCount(fallback))}}}};
     push(std::move(n), fallback, 0);
     return shapes_.size() - 1;
   }
-  std::size_t sameShapeAs(std::size_t x) { return *positionWhere([&](const Shape& s) { return s == shapes_[x]; }); }
+  // A partner of x's shape: x itself in a quarter of the cases, otherwise another position, made
+  // as a const node when there is none (a repeated argument hides slips like a missing factor in
+  // a - b).
+  std::size_t sameShapeAs(std::size_t x) {
+    if (pick_.percent(25)) return x;
+    const Shape shape = shapes_[x];
+    return ensure([&](const Shape& s) { return s == shape; }, shape, x);
+  }
 
   std::vector<OpKind> allowedOps() const {
     std::vector<OpKind> ops;

@@ -77,7 +77,7 @@ std::vector<CoverageFloor> coverageFloors() {
   for (const char* name : {"rank 1", "rank 2"}) floors.push_back({name, 0.4});
   floors.push_back({"rank 3", 0.1});
   floors.push_back({"fan-out", 0.3});
-  floors.push_back({"repeated argument", 0.15});
+  floors.push_back({"repeated argument", 0.1});
   floors.push_back({"unused node", 0.3});
   floors.push_back({"domain failure", 0.02});
   floors.push_back({"output at input", 0.07});

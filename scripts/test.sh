@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# From a fresh Debian machine: install what is needed, build, and run every test suite.
+# From a fresh Debian machine: install what is needed, build, run every test suite, then the
+# mutation tests (a second build with the mutation switches; every mutant must be killed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 bash scripts/build.sh
-cd build && ctest --output-on-failure -j "$(nproc)"
+(cd build && ctest --output-on-failure -j "$(nproc)")
+bash scripts/mutants.sh

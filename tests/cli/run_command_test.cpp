@@ -65,4 +65,10 @@ TEST(RunCommand, RunsTheEnginePropertiesOnEveryBuiltinEngine) {
   EXPECT_EQ(runTapecheck("run --engine torch").status, 2);
 }
 
+TEST(MutantsCommand, ANormalBuildHasNoMutantsAndSaysHowToGetThem) {
+  CommandRun run = runTapecheck("mutants");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err, "tapecheck: mutants: this build has no mutants; configure with -DTAPECHECK_MUTANTS=ON\n");
+}
+
 }  // namespace

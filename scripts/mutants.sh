@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Mutation testing in CI: builds tapecheck with its mutation switches in ./build-mutants and runs
+# the default property suite once per mutant (100 cases per property, 120 s at most per mutant,
+# 15 minutes at most in all). Fails if a mutant survives or fewer than 30 are known.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-mutants -DCMAKE_BUILD_TYPE=Release -DTAPECHECK_MUTANTS=ON -DTAPECHECK_BUILD_TESTS=OFF >/dev/null
+cmake --build build-mutants -j "$(nproc)" --target tapecheck
+timeout 900 ./build-mutants/tapecheck mutants --format json --timeout 120 > build-mutants/mutants.json
+summary="$(tail -n 1 build-mutants/mutants.json)"
+echo "mutants: $summary"
+python3 - "$summary" <<'PY'
+import json, sys
+s = json.loads(sys.argv[1])
+assert s["total"] >= 30, f"only {s['total']} mutants"
+assert s["killed"] == s["total"], f"{s['total'] - s['killed']} mutants survived"
+PY
