@@ -1,5 +1,8 @@
 #pragma once
+#include <algorithm>
+
 #include "core/runtime/lowering.hpp"
+#include "core/support/mutants.h"
 #include "core/runtime/saved_graph.h"
 
 namespace tc {
@@ -23,8 +26,13 @@ Tape<T> SavedGraph<T>::toTape(std::span<const Tensor<T>> inputs) const {
   Tape<T> tape;
   tape.nodes.reserve(graph_->positionCount());
   for (const Tensor<T>& input : inputs) tape.nodes.push_back(leafTapeNode(input));
-  for (std::size_t p = graph_->inputs.size(); p < graph_->positionCount(); ++p)
+  for (std::size_t p = graph_->inputs.size(); p < graph_->positionCount(); ++p) {
     tape.nodes.push_back(denseTapeNode<T>(*graph_, *data_, context_, p));
+    if (TC_MUTANT(35)) {  // a repeated parent recorded once
+      auto& parents = tape.nodes.back().parents;
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+    }
+  }
   return tape;
 }
 

@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 33> kMutants{{
+constexpr std::array<MutantInfo, 35> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -40,6 +40,8 @@ constexpr std::array<MutantInfo, 33> kMutants{{
     {31, "compile-error-position", "validation and errors", "core/runtime/lowering.hpp evaluateChecked", "the domain error names the position before the failing node"},
     {32, "eval-skips-log-check", "forward and eval", "core/spec/reference.hpp eval", "the reference eval forwards log without its domain check"},
     {33, "unchecked-eval-swaps-sub", "forward and eval", "core/runtime/lowering.hpp evaluateUnchecked", "the unchecked evaluation computes sub(b, a)"},
+    {34, "single-memo-ignores-seed", "saved graph and compiled", "core/runtime/compiled.hpp backwardDenseAllFrom", "a memo keyed by the output alone returns the previous seed's gradients"},
+    {35, "saved-tape-parents-deduplicated", "tape lowering", "core/runtime/saved_graph.hpp toTape", "a repeated parent (add(x, x)) is recorded once"},
 }};
 
 int activeId() {
