@@ -52,6 +52,7 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
   std::vector<std::string> args{"/proc/self/exe", "run", "--quiet", "--cases", std::to_string(options.cases),
                                 "--seed", std::to_string(options.seed), "--json", json, "--save-failures", saves};
   auto start = std::chrono::steady_clock::now();
+  std::fflush(nullptr);  // else the child's freopen would write the parent's buffered output again
   pid_t child = fork();
   if (child == 0) {
     if (id > 0) setenv("TAPECHECK_MUTANT", std::to_string(id).c_str(), 1);
