@@ -163,6 +163,11 @@ void printMatrix(const std::vector<Verdict>& verdicts, const std::vector<std::st
 }  // namespace
 
 int runMutants(const MutantsOptions& options) {
+  auto all = mutants::all();
+  std::vector<int> ids = chosenIds(options);
+  for (int id : ids)
+    if (std::none_of(all.begin(), all.end(), [&](const auto& m) { return m.id == id; }))
+      return report(kUsage, fmt::format("mutants: no mutant with id {} (ids run from 1 to {})", id, all.size()));
   std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("tapecheck-mutants-{}", getpid());
   std::filesystem::create_directories(dir);
   if (options.format == "text")
@@ -178,10 +183,8 @@ int runMutants(const MutantsOptions& options) {
     if (std::find(properties.begin(), properties.end(), row["property"]) == properties.end())
       properties.push_back(row["property"]);
   std::vector<Verdict> verdicts;
-  for (int id : chosenIds(options)) {
-    auto all = mutants::all();
+  for (int id : ids) {
     auto info = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.id == id; });
-    if (info == all.end()) return report(kUsage, fmt::format("mutants: no mutant with id {}", id));
     verdicts.push_back(judge(*info, runChild(id, options, dir)));
     if (options.format == "text")
       fmt::print("  mutant {:>2} {:<34} {}\n", id, info->name, verdicts.back().outcome());
