@@ -9,14 +9,13 @@
 #include "cli/rows.hpp"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
+#include "core/support/text.h"
 #include "generators/case_gen.h"
 #include "properties/report.h"
 #include "properties/runner.h"
 
 namespace tc::cli {
 namespace {
-
-std::vector<std::string> engineNames() { return {std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames)}; }
 
 std::vector<std::string> propertyNames() {
   std::vector<std::string> names{"all"};
@@ -88,7 +87,11 @@ int showOn(const CaseInput& input, bool dot) {
   std::string engine = input.engine.empty() ? "compiled" : input.engine;
   bool knownEngine = std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), engine) !=
                      std::end(kBuiltinEngineNames);
-  if (property && knownEngine && loaded->inputs) verdict = props::checkDocument(*property, builtinEngine<T>(engine), input.doc);
+  std::string notRechecked = !property        ? "it is not a property on this carrier"
+                             : !knownEngine   ? "no built-in engine is named " + quote(engine)
+                             : !loaded->inputs ? "the file gives no input values"
+                                               : "";
+  if (notRechecked.empty()) verdict = props::checkDocument(*property, builtinEngine<T>(engine), input.doc);
   if (dot) {
     fmt::print("{}", props::formatCaseDot<T>(input.doc, verdict));
     return kSuccess;
@@ -97,8 +100,9 @@ int showOn(const CaseInput& input, bool dot) {
              loaded->graph.nodes.size(), loaded->output);
   if (!input.property.empty())
     fmt::print("saved failure of {}: {}\n", input.property,
-               !property ? "(not a property on this carrier)"
-               : verdict.holds ? "it holds now" : "it still fails: " + verdict.why);
+               !notRechecked.empty() ? "not re-checked (" + notRechecked + ")"
+               : verdict.holds       ? "it holds now"
+                                     : "it still fails: " + verdict.why);
   fmt::print("{}", props::formatCaseListing<T>(input.doc, verdict));
   return kSuccess;
 }
@@ -110,7 +114,7 @@ int replayCase(const ReplayOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
   auto property = chooseName("property", options.property, input->property, "all", propertyNames());
-  auto engine = chooseName("engine", options.engine, input->engine, "compiled", engineNames());
+  auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
   for (const auto* chosen : {&carrier, &property, &engine})
     if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
   return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine); });
@@ -123,8 +127,7 @@ int checkGraph(const CheckOptions& options) {
   if (!property) return report(kUsage, "check: " + property.error().message);
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
-  std::uint64_t seed = options.seed.value_or(
-      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL);
+  std::uint64_t seed = options.seed.value_or(clockSeed());
   fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}\n",
              options.file, options.cases, seed, options.engine);
   std::vector<RunRow> rows;

@@ -7,6 +7,7 @@
 #include "cli/grad.h"
 #include "cli/mutants.h"
 #include "cli/run.h"
+#include "properties/engine.h"
 #include "bench/bench_command.h"
 
 namespace {
@@ -21,7 +22,7 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
   command->add_option("--carrier", carrier, carrierHelp)->check(CLI::IsMember(carriers));
   command->add_option("--property", property, "one property by name, or all");
   command->add_option("--engine", engine, "the built-in engine the engine-scoped properties check")
-      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
+      ->check(CLI::IsMember(tc::builtinEngineNames()));
   command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
 }
 
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
   gradCommand->add_option("FILE", grad.file, "graph or case file (JSON, DESIGN section 4)")->required();
   gradCommand->add_option("--carrier", grad.carrier, "scalar type")->check(CLI::IsMember(kCarrierNames));
   gradCommand->add_option("--engine", grad.engine, "reference semantics, runtime tape, or compiled passes")
-      ->check(CLI::IsMember({"reference", "tape", "compiled"}));
+      ->check(CLI::IsMember(tc::builtinEngineNames()));
   gradCommand->add_flag("--single", grad.single,
                         "seed only the output (compiled: backwardDenseAllFrom) and report the programs run");
   gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));

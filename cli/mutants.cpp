@@ -54,9 +54,12 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
   auto start = std::chrono::steady_clock::now();
   std::fflush(nullptr);  // else the child's freopen would write the parent's buffered output again
   pid_t child = fork();
+  if (child < 0) return ChildRun{ChildRun::End::crashed, 0, 0, {}};
   if (child == 0) {
     if (id > 0) setenv("TAPECHECK_MUTANT", std::to_string(id).c_str(), 1);
     else unsetenv("TAPECHECK_MUTANT");
+    unsetenv("GTEST_SHARD_INDEX");  // every mutant runs the whole suite
+    unsetenv("GTEST_TOTAL_SHARDS");
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
     std::vector<char*> argv;
@@ -121,16 +124,18 @@ Verdict judge(const mutants::MutantInfo& info, ChildRun run) {
   if (!v.run.report.is_object()) return v;
   double elapsed = 0;
   bool first = true;
-  for (const auto& row : v.run.report["results"]) {
+  for (const auto& row : v.run.report.value("results", nlohmann::json::array())) {
     elapsed += row.value("ms", 0.0);
-    if (row["result"] != "fail") continue;
-    v.killers.insert(row["property"].get<std::string>());
+    if (row.value("result", "") != "fail") continue;
+    v.killers.insert(row.value("property", "?"));
     if (!first) continue;
     first = false;
     v.firstKillMs = elapsed;
-    const auto& shrunk = row["failure"]["case"];
+    const nlohmann::json shrunk = row.value("failure", nlohmann::json::object()).value("case", nlohmann::json::object());
     v.nodes = shrunk.value("nodes", nlohmann::json::array()).size();
-    v.largestDimension = largestDimensionOf(shrunk, row["carrier"].get<std::string>());
+    std::string carrier = row.value("carrier", "rational");
+    if (std::find(kCarrierNames.begin(), kCarrierNames.end(), carrier) != kCarrierNames.end())
+      v.largestDimension = largestDimensionOf(shrunk, carrier);
   }
   return v;
 }
@@ -168,20 +173,26 @@ int runMutants(const MutantsOptions& options) {
   for (int id : ids)
     if (std::none_of(all.begin(), all.end(), [&](const auto& m) { return m.id == id; }))
       return report(kUsage, fmt::format("mutants: no mutant with id {} (ids run from 1 to {})", id, all.size()));
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("tapecheck-mutants-{}", getpid());
-  std::filesystem::create_directories(dir);
+  //! The children's reports and counterexamples, removed however the command ends.
+  struct ScratchDirectory {
+    std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("tapecheck-mutants-{}", getpid());
+    ScratchDirectory() { std::filesystem::create_directories(path); }
+    ~ScratchDirectory() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } scratch;
+  const std::filesystem::path& dir = scratch.path;
   if (options.format == "text")
     fmt::print("tapecheck mutants: the default suite ({} cases per property, seed {}) once per mutant, timeout {:g} s\n",
                options.cases, options.seed, options.timeoutSeconds);
   ChildRun baseline = runChild(0, options, dir);
-  if (baseline.end != ChildRun::End::finished || baseline.status != 0) {
-    std::filesystem::remove_all(dir);
+  if (baseline.end != ChildRun::End::finished || baseline.status != 0)
     return report(kFailed, "mutants: the suite does not pass without a mutant; fix that first");
-  }
   std::vector<std::string> properties;
-  for (const auto& row : baseline.report["results"])
-    if (std::find(properties.begin(), properties.end(), row["property"]) == properties.end())
-      properties.push_back(row["property"]);
+  for (const auto& row : baseline.report.value("results", nlohmann::json::array()))
+    if (std::string name = row.value("property", "?"); std::find(properties.begin(), properties.end(), name) == properties.end())
+      properties.push_back(name);
   std::vector<Verdict> verdicts;
   for (int id : ids) {
     auto info = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.id == id; });
@@ -189,7 +200,6 @@ int runMutants(const MutantsOptions& options) {
     if (options.format == "text")
       fmt::print("  mutant {:>2} {:<34} {}\n", id, info->name, verdicts.back().outcome());
   }
-  std::filesystem::remove_all(dir);
   std::size_t killed = 0, small = 0;
   std::map<std::size_t, std::size_t> byNodes;
   for (const Verdict& v : verdicts) {

@@ -13,6 +13,9 @@
 
 namespace tc::cli {
 
+//! A run seed from the clock, for runs without --seed (it is always printed).
+std::uint64_t clockSeed();
+
 //! The table of rows: property, carrier, cases, skipped, result, time.
 std::string formatTable(const std::vector<RunRow>& rows);
 

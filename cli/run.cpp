@@ -151,8 +151,7 @@ int runProperties(const RunOptions& options) {
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
 
   RunReport result;
-  result.seed = options.seed.value_or(
-      static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL);
+  result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;

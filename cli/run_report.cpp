@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
 namespace tc::cli {
 namespace {
 
@@ -26,6 +28,10 @@ std::string xmlEscaped(const std::string& text) {
 }
 
 }  // namespace
+
+std::uint64_t clockSeed() {
+  return static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL;
+}
 
 std::string formatTable(const std::vector<RunRow>& rows) {
   std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>10}\n", "property", "carrier", "cases", "skipped",

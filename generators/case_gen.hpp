@@ -605,10 +605,12 @@ nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed) {
 }
 
 template <class T>
-std::vector<nlohmann::json> shrinksOf(const nlohmann::json& doc) {
+std::vector<nlohmann::json> shrinksOf(const nlohmann::json& original) {
   std::vector<nlohmann::json> candidates, valid;
-  auto loaded = parseCase<T>(doc.dump());
-  if (!loaded) return valid;
+  auto loaded = parseCase<T>(original.dump());
+  if (!loaded || !original.contains("values")) return valid;  // a user's graph without values: nothing to shrink
+  nlohmann::json doc = original;
+  if (!doc.contains("nodes")) doc["nodes"] = nlohmann::json::array();  // optional in the format
   detail::deleteNodeCandidates(doc, loaded->graph, candidates);
   detail::constToInputCandidates(doc, loaded->graph, candidates);
   detail::dropInputCandidates(doc, loaded->graph, candidates);

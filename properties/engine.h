@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/graph/graph.h"
 #include "core/support/result.h"
@@ -52,5 +54,10 @@ const Engine<T>& builtinEngine(std::string_view name);
 
 //! The names builtinEngine accepts.
 inline constexpr std::string_view kBuiltinEngineNames[] = {"reference", "tape", "compiled"};
+
+//! The same names as strings (for option checks and messages).
+inline std::vector<std::string> builtinEngineNames() {
+  return {std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames)};
+}
 
 }  // namespace tc

@@ -2,6 +2,7 @@
 // The built-in engines behind the engine interface.
 #include <cassert>
 
+#include "core/graph/builder.h"
 #include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "core/runtime/lowering.h"
@@ -20,6 +21,9 @@ class DenseSingleOutput : public Execution<T> {
   Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
     if (output >= graph_.positionCount())
       return fail(fmt::format("output position {} is out of range ({} positions)", output, graph_.positionCount()));
+    if (seed.shape != graph_.shapeAt(output) || seed.size() != elementCount(seed.shape))
+      return fail(fmt::format("seed has shape {}, position {} has shape {}", formatShape(seed.shape), output,
+                              formatShape(graph_.shapeAt(output))));
     auto gradients = this->backwardDense(singleSeedPack(graph_, output, seed));
     if (!gradients) return std::unexpected(gradients.error());
     return SingleOutputResult<T>{std::move(*gradients), std::nullopt};
@@ -36,6 +40,7 @@ class ReferenceExecution final : public DenseSingleOutput<T> {
       : DenseSingleOutput<T>(graph), data_(data), context_(std::move(context)) {}
   const Context<T>& context() const override { return context_; }
   Result<Pack<T>> backwardDense(const Pack<T>& seeds) const override {
+    if (auto ok = checkSeedPack(this->graph_, seeds); !ok) return std::unexpected(ok.error());
     return spec::backpropAllCtx(this->graph_, context_, data_, seeds);
   }
 

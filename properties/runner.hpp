@@ -32,7 +32,7 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& eng
     nlohmann::json doc = source(i);
     auto loaded = parseCase<T>(doc.dump());
     Verdict verdict = detail::checkLoaded(property, engine, loaded);
-    if (loaded && coverage) coverage->add(gen::coverageTags(*loaded));
+    if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
     ++run.cases;
     if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
     if (verdict.holds) continue;

@@ -196,8 +196,7 @@ struct Transpose : UnaryBase {
   static Tensor<T> forward(const OpCall<T>& c) { return transposed(c.arg(0)); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    bool square = ct.shape[0] == ct.shape[1];
-    out.push_back({0, TC_MUTANT(11) && square ? ct : transposed(ct)});
+    out.push_back({0, TC_MUTANT(11) && ct.shape[0] == ct.shape[1] ? ct : transposed(ct)});
   }
 };
 

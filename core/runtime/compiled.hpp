@@ -217,11 +217,15 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
     visit(k, ct);
     ++programsRun;
   }
-  for (std::size_t i = graph.inputs.size(); i < prefixEnd; ++i) {
-    std::size_t k = TC_MUTANT(17) ? i : prefixEnd - 1 - (i - graph.inputs.size());  // highest first, or the fault's lowest first
+  auto visitPrefixNode = [&](std::size_t k) {
     Tensor<T> ct = stamp_[k] == generation_ ? slots[slot_[k]].second : kernels::zeros<T>(graph.shapeAt(k));
     visit(k, ct);
     programsRun += TC_MUTANT(28) ? 2 : 1;
+  };
+  if (TC_MUTANT(17)) {  // the prefix visited lowest first
+    for (std::size_t k = graph.inputs.size(); k < prefixEnd; ++k) visitPrefixNode(k);
+  } else {
+    for (std::size_t k = prefixEnd; k-- > graph.inputs.size();) visitPrefixNode(k);
   }
   return SingleOutputGradients<T>{GradientView<T>(graph, std::move(slots)), programsRun};
 }

@@ -73,7 +73,7 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
     auto value = validateAndForward<T>(graph, *context, data, p);
     if (!value && TC_MUTANT(31)) {  // the message names the position before the failing node
       const std::string& message = value.error().message;
-      return fail(fmt::format("node {}{}", p - 1, message.substr(message.find(' ', 5))));
+      return fail(fmt::format("node {}{}", p - 1, message.substr(std::min(message.find(' ', 5), message.size()))));
     }
     if (!value) return std::unexpected(value.error());
     context->push_back(std::move(*value));

@@ -33,6 +33,10 @@ int checkOn(const tc::Engine<T>& engine, const tc::props::RunSettings& settings)
   return failures;
 }
 
+bool isNumber(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text != "0";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,8 +45,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--bug") bug = true;
-    else if (arg == "--cases" && i + 1 < argc) settings.cases = std::strtoull(argv[++i], nullptr, 10);
-    else if (arg == "--seed" && i + 1 < argc) settings.seed = std::strtoull(argv[++i], nullptr, 10);
+    else if ((arg == "--cases" || arg == "--seed") && i + 1 < argc && isNumber(argv[i + 1]))
+      (arg == "--cases" ? settings.cases : settings.seed) = std::strtoull(argv[++i], nullptr, 10);
     else {
       fmt::print(stderr, "usage: minigrad_check [--cases N] [--seed S] [--bug]\n");
       return 2;

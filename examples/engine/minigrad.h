@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/graph/node_program.h"
+#include "core/graph/seed_pack.h"
 #include "properties/engine.h"
 
 namespace minigrad {
@@ -38,10 +39,8 @@ class Execution final : public tc::Execution<T> {
   }
 
   tc::Result<tc::SingleOutputResult<T>> backwardSingle(std::size_t output, const tc::Tensor<T>& seed) const override {
-    tc::Pack<T> seeds;
-    for (std::size_t p = 0; p < graph_.positionCount(); ++p)
-      seeds.push_back(p == output ? seed : tc::Tensor<T>::filled(graph_.shapeAt(p), tc::zero<T>()));
-    auto gradients = backwardDense(seeds);
+    if (output >= graph_.positionCount()) return tc::fail("minigrad: no such output position");
+    auto gradients = backwardDense(tc::singleSeedPack(graph_, output, seed));
     if (!gradients) return std::unexpected(gradients.error());
     return tc::SingleOutputResult<T>{std::move(*gradients), std::nullopt};  // minigrad does not count visits
   }

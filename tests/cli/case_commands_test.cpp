@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 
 #include "tests/cli/run_tapecheck.h"
@@ -102,13 +103,23 @@ TEST(Show, ListsACaseAndMarksASavedFailure) {
   EXPECT_NE(run.out.find("on double: 2 inputs, 2 nodes, output position 3"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("saved failure of compileChecked_backwardDenseFrom: it holds now"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("   3  scale(0) c=1  []"), std::string::npos) << run.out;
+  CommandRun elsewhere =
+      runTapecheck("show " + source("tests/corpus/node_adjoint_identity-rational-matmul-transposed-term.json") + " --carrier double");
+  ASSERT_EQ(elsewhere.status, 0) << elsewhere.err;
+  EXPECT_NE(elsewhere.out.find("saved failure of node_adjoint_identity: not re-checked (it is not a property on this carrier)"),
+            std::string::npos) << elsewhere.out;
 }
 
 TEST(Show, DotRendersWithGraphviz) {
   for (const std::string& file : filesIn("examples/graphs", ".json")) {
-    CommandRun dot = runTapecheck("show --dot " + file + " | dot -Tsvg -o " + ::testing::TempDir() + "graph.svg");
+    std::string svgFile = ::testing::TempDir() + std::filesystem::path(file).stem().string() + ".svg";
+    std::filesystem::remove(svgFile);
+    CommandRun show = runTapecheck("show --dot " + file);
+    ASSERT_EQ(show.status, 0) << file << "\n" << show.err;
+    std::string dotFile = writeTemp(std::filesystem::path(file).stem().string() + ".dot", show.out);
+    CommandRun dot = tc::testing::runCommand("dot -Tsvg " + dotFile + " -o " + svgFile);
     EXPECT_EQ(dot.status, 0) << file << "\n" << dot.err;
-    std::ifstream svg(::testing::TempDir() + "graph.svg");
+    std::ifstream svg(svgFile);
     std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("<svg"), std::string::npos) << file;
     EXPECT_NE(text.find("0: input"), std::string::npos) << file;
@@ -167,15 +178,21 @@ TEST(RunReports, JunitHasOneTestcasePerPropertyAndCarrierAndJsonParses) {
 }
 
 TEST(RunReports, ShardsPartitionTheRows) {
+  std::set<std::pair<std::string, std::string>> rows;
   std::size_t total = 0;
   for (int shard = 0; shard < 3; ++shard) {
     std::string json = ::testing::TempDir() + "shard" + std::to_string(shard) + ".json";
     CommandRun run = runTapecheck("run --cases 5 --seed 3 --quiet --shard " + std::to_string(shard) + "/3 --json " + json);
     ASSERT_EQ(run.status, 0) << run.out << run.err;
     std::ifstream in(json);
-    total += nlohmann::json::parse(in)["results"].size();
+    const nlohmann::json report = nlohmann::json::parse(in);
+    for (const auto& row : report["results"]) {
+      rows.emplace(row["property"], row["carrier"]);
+      ++total;
+    }
   }
-  EXPECT_EQ(total, 47u);
+  EXPECT_EQ(total, 47u) << "no row runs twice";
+  EXPECT_EQ(rows.size(), 47u) << "every row runs once";
   CommandRun fromEnvironment = tc::testing::runCommand("GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=4 " +
                                                        std::string(TAPECHECK_BINARY) + " run --cases 5 --seed 3");
   EXPECT_NE(fromEnvironment.out.find("shard 1/4: 12 of 47 rows"), std::string::npos) << fromEnvironment.out;

@@ -8,6 +8,7 @@
 
 #include "core/carriers/rational.h"
 #include "core/graph/node_program.h"
+#include "core/graph/seed_pack.h"
 #include "core/spec/reference.h"
 #include "properties/report.h"
 #include "properties/runner.h"
@@ -35,11 +36,8 @@ class TestExecution final : public Execution<T> {
   }
 
   Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
-    Pack<T> seeds;
-    for (std::size_t p = 0; p < graph_.positionCount(); ++p)
-      seeds.push_back(p == output ? seed : Tensor<T>::filled(graph_.shapeAt(p), zero<T>()));
     std::vector<bool> visit = visitSet(output);
-    auto gradients = reverse(seeds, visit);
+    auto gradients = reverse(singleSeedPack(graph_, output, seed), visit);
     if (!gradients) return std::unexpected(gradients.error());
     std::size_t programs = 0;
     for (std::size_t p = graph_.inputs.size(); p < graph_.positionCount(); ++p) programs += visit[p];
