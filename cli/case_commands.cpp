@@ -55,10 +55,9 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
 }
 
 template <class T>
-int checkOn(const CaseInput& input, const CheckOptions& options, std::uint64_t seed, std::vector<RunRow>& rows) {
-  auto loaded = loadOn<T>(input);
-  if (!loaded) return kUsage;
-  const bool ownValues = loaded->inputs.has_value();
+void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, std::uint64_t seed,
+             std::vector<RunRow>& rows) {
+  const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = builtinEngine<T>(options.engine);
   for (const auto& p : props::propertiesFor<T>()) {
     if (options.property != "all" && options.property != p.name) continue;
@@ -74,7 +73,6 @@ int checkOn(const CaseInput& input, const CheckOptions& options, std::uint64_t s
                                    input.path, p.name, Carrier<T>::name, engine.name(), seed, options.cases));
     rows.push_back(std::move(row));
   }
-  return kSuccess;
 }
 
 template <class T>
@@ -134,16 +132,16 @@ int checkGraph(const CheckOptions& options) {
   std::string firstError;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
-    int status = withCarrier(carrier, [&]<class T>() -> int {
+    withCarrier(carrier, [&]<class T>() {
       auto loaded = loadOn<T>(*input);
-      if (!loaded) {
+      if (loaded) {
+        checkOn<T>(*input, *loaded, options, seed, rows);
+      } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);
-        return kSuccess;
       }
-      return checkOn<T>(*input, options, seed, rows);
+      return 0;
     });
-    if (status != kSuccess) return status;
   }
   if (rows.empty())
     return report(kUsage, firstError.empty() ? fmt::format("check: {} does not apply to the chosen carriers", *property)
@@ -161,8 +159,12 @@ int showCase(const ShowOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   // Without a carrier named, the first one the graph loads on (rational unless it has, say, exp).
   std::string fallback = "rational";
-  for (auto it = kCarrierNames.rbegin(); it != kCarrierNames.rend(); ++it)
-    if (withCarrier(*it, [&]<class T>() { return loadOn<T>(*input) ? 1 : 0; })) fallback = *it;
+  if (options.carrier.empty() && input->carrier.empty())
+    for (const std::string& carrier : kCarrierNames)
+      if (withCarrier(carrier, [&]<class T>() { return loadOn<T>(*input) ? 1 : 0; })) {
+        fallback = carrier;
+        break;
+      }
   auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
   return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot); });
