@@ -10,7 +10,7 @@
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/support/text.h"
-#include "generators/case_gen.h"
+#include "generators/generate.h"
 #include "properties/report.h"
 #include "properties/runner.h"
 

@@ -5,6 +5,7 @@
 
 #include "core/carriers/carrier.h"
 #include "core/graph/node_program.h"
+#include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 #include "generators/coverage.h"
 
@@ -25,7 +26,8 @@ template <class T>
 void structureTags(const Graph<T>& graph, std::size_t output, std::set<std::string>& tags) {
   std::vector<std::size_t> uses(graph.positionCount(), 0);
   for (const Node<T>& node : graph.nodes) {
-    tags.insert(node.op == OpKind::opaque ? "opaque " + node.attrs.opaque->name : "op " + std::string(opName(node.op)));
+    std::string label = ops::nodeLabel(node.op, node.attrs);
+    tags.insert(ops::isDense(node.op) ? label : "op " + label);
     for (std::size_t i = 0; i < node.args.size(); ++i) {
       ++uses[node.args[i]];
       if (std::count(node.args.begin(), node.args.begin() + i, node.args[i])) tags.insert("repeated argument");
@@ -66,11 +68,7 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
 template <class T>
 std::vector<CoverageFloor> coverageFloors() {
   std::vector<CoverageFloor> floors;
-  for (std::size_t i = 0; i < kOpCount; ++i) {
-    auto kind = static_cast<OpKind>(i);
-    if (kind != OpKind::opaque && satisfies(Carrier<T>::caps, requirementOf<T>(kind, Attrs<T>{})))
-      floors.push_back({"op " + std::string(opName(kind)), 0.02});
-  }
+  for (OpKind kind : ops::opsSupportedBy<T>()) floors.push_back({"op " + std::string(opName(kind)), 0.02});
   // About half of what the generator reaches at the default 100 cases per property.
   for (const char* name : {"opaque twice", "opaque const3"}) floors.push_back({name, 0.04});
   floors.push_back({"rank 0", 0.2});

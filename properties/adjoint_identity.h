@@ -1,13 +1,12 @@
 #pragma once
 // Oracle: the adjoint identity <seed, J·v> == <Jᵀ·seed, v>, exactly, with J·v from running the
 // forward code on dual numbers (sharing no code with the reverse terms) and Jᵀ·seed from the
-// engine's dense pass. Graphs that touch a kink (relu/abs at 0, a clamp bound, a max/min tie)
-// or hold a non-linear opaque program are skipped and classified.
-#include "core/carriers/dual.h"
-#include "core/graph/node_program.h"
-#include "core/io/case_file.h"
+// engine's dense pass. Graphs that touch a kink of an op (its definition says where) or hold a
+// non-linear opaque program are skipped and classified.
+#include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
+#include "properties/dual_forward.h"
 #include "properties/engine.h"
 
 namespace tc::props {
@@ -15,100 +14,19 @@ namespace tc::props {
 //! Why node `p` is outside the oracle's domain at these values (a kink or a non-linear opaque
 //! program), or empty.
 template <class T>
-std::string nodeSkipReason(const Graph<T>& graph, const Context<T>& context, std::size_t p) {
+std::string nodeSkipReason(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t p) {
   const Node<T>& node = graph.nodeAt(p);
-  if (node.op == OpKind::opaque && !node.attrs.opaque->linearInCotangent) return "non-linear opaque program";
-  if constexpr (Carrier<T>::caps.ordered) {
-    if (node.args.empty()) return {};
-    const Tensor<T>& x = context[node.args[0]];
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      bool kink = false;
-      switch (node.op) {
-        case OpKind::relu: case OpKind::abs: kink = x[i] == zero<T>(); break;
-        case OpKind::clamp: kink = x[i] == *node.attrs.lo || x[i] == *node.attrs.hi; break;
-        case OpKind::max: case OpKind::min: kink = x[i] == context[node.args[1]][i]; break;
-        default: break;
-      }
-      if (kink) return "kink";
-    }
-  }
+  if (!ops::linearInCotangent(node.op, node.attrs)) return "non-linear opaque program";
+  if (atKink(graph, context, data, p)) return "kink";
   return {};
 }
 
 //! Why the graph is outside the oracle's domain at these values, or empty.
 template <class T>
-std::string adjointSkipReason(const Graph<T>& graph, const Context<T>& context) {
+std::string adjointSkipReason(const Graph<T>& graph, const Context<T>& context, const Data<T>& data) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
-    if (std::string reason = nodeSkipReason(graph, context, p); !reason.empty()) return reason;
+    if (std::string reason = nodeSkipReason(graph, context, data, p); !reason.empty()) return reason;
   return {};
-}
-
-template <class T>
-Attrs<Dual<T>> liftAttrs(const Attrs<T>& a) {
-  using D = Dual<T>;
-  auto lift = [](const std::optional<T>& v) { return v ? std::optional<D>(Carrier<D>::lift(*v)) : std::nullopt; };
-  Attrs<D> out;
-  out.c = lift(a.c);
-  out.lo = lift(a.lo);
-  out.hi = lift(a.hi);
-  out.axis = a.axis, out.start = a.start, out.len = a.len, out.shape = a.shape, out.key = a.key;
-  for (const T& v : a.values) out.values.push_back(Carrier<D>::lift(v));
-  if (a.opaque) out.opaque = OpaqueRegistry<D>::instance().find(a.opaque->name);
-  return out;
-}
-
-template <class T>
-Tensor<Dual<T>> liftTensor(const Tensor<T>& x, const std::vector<T>* tangent = nullptr) {
-  std::vector<Dual<T>> values;
-  for (std::size_t i = 0; i < x.size(); ++i) values.push_back({x[i], tangent ? (*tangent)[i] : zero<T>()});
-  return Tensor<Dual<T>>(x.shape, std::move(values));
-}
-
-//! A graph and its data lifted to dual numbers (tangent zero), for forward-mode runs.
-template <class T>
-struct DualGraph {
-  using D = Dual<T>;
-  explicit DualGraph(const Case<T>& c) : graph{c.graph.inputs, {}, c.graph.schema} {
-    for (const Node<T>& node : c.graph.nodes)
-      graph.nodes.push_back(Node<D>{node.op, node.args, liftAttrs(node.attrs), node.shape});
-    for (const auto& [key, tensor] : c.data) data[key] = liftTensor(tensor);
-  }
-  //! The forward value of node `p` on dual arguments taken from `context`.
-  Tensor<D> forward(std::size_t p, const Context<D>& context) const {
-    const Node<D>& node = graph.nodeAt(p);
-    ArgValues<D> args;
-    for (std::size_t a : node.args) args.push_back(&context[a]);
-    return forwardNode<D>(OpCall<D>{node, {args.data(), args.size()}, graph.schema, data});
-  }
-  Graph<D> graph;
-  Data<D> data;
-};
-
-template <class T>
-Tensor<T> tangentOf(const Tensor<Dual<T>>& t) {
-  std::vector<T> values;
-  for (const Dual<T>& v : t.values) values.push_back(v.tangent);
-  return Tensor<T>(t.shape, std::move(values));
-}
-
-//! The tangent of every position when the inputs move along `direction`.
-template <class T>
-Pack<T> jacobianVectorProducts(const Case<T>& c, const Pack<T>& direction) {
-  DualGraph<T> dual(c);
-  Context<Dual<T>> context;
-  for (std::size_t i = 0; i < c.inputs->size(); ++i) context.push_back(liftTensor((*c.inputs)[i], &direction[i].values));
-  for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p) context.push_back(dual.forward(p, context));
-  Pack<T> tangents;
-  for (const Tensor<Dual<T>>& t : context) tangents.push_back(tangentOf(t));
-  return tangents;
-}
-
-template <class T>
-T innerProduct(const Pack<T>& a, const Pack<T>& b, std::size_t positions) {
-  T total = zero<T>();
-  for (std::size_t p = 0; p < positions; ++p)
-    for (std::size_t i = 0; i < a[p].size(); ++i) total = total + a[p][i] * b[p][i];
-  return total;
 }
 
 template <class T>
@@ -116,7 +34,7 @@ Verdict adjoint_identity(const Engine<T>& engine, const Case<T>& c) {
   auto execution = engine.compile(c.graph, *c.inputs, c.data);
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution || !context) return Verdict::skip("domain failure");  // compileChecked_context judges these
-  if (std::string reason = adjointSkipReason(c.graph, *context); !reason.empty())
+  if (std::string reason = adjointSkipReason(c.graph, *context, c.data); !reason.empty())
     return Verdict::skip(reason);
   Pack<T> direction;
   for (std::size_t i = 0; i < c.graph.inputs.size(); ++i)

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/io/case_file.h"
+#include "core/ops/library.hpp"
 #include "core/graph/seed_pack.h"
 #include "properties/compare.hpp"
 #include "properties/engine.h"
@@ -12,15 +13,15 @@
 namespace tc::props {
 
 //! |V|: with storage equality the output's ancestors through certified support (every argument
-//! of a compact node except of detach, which has no terms) plus every node at or below the
-//! highest opaque node; otherwise every node.
+//! of a compact node whose op has terms: not detach) plus every node at or below the highest
+//! opaque node; otherwise every node.
 template <class T>
 std::size_t expectedVisits(const Graph<T>& graph, std::size_t output) {
   if (!Carrier<T>::caps.storageEquality) return graph.nodes.size();
   std::size_t highestOpaque = 0;
   bool anyOpaque = false;
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
-    if (graph.nodeAt(p).op == OpKind::opaque) highestOpaque = p, anyOpaque = true;
+    if (ops::isDense(graph.nodeAt(p).op)) highestOpaque = p, anyOpaque = true;
   std::vector<bool> visited(graph.positionCount(), false);
   std::vector<bool> reached(graph.positionCount(), false);
   reached[output] = true;
@@ -29,7 +30,7 @@ std::size_t expectedVisits(const Graph<T>& graph, std::size_t output) {
     if (!reached[p] && !inPrefix) continue;
     visited[p] = true;
     const Node<T>& node = graph.nodeAt(p);
-    if (node.op == OpKind::detach) continue;
+    if (!ops::hasTerms(node.op)) continue;
     for (std::size_t a : node.args) reached[a] = true;
   }
   return static_cast<std::size_t>(std::count(visited.begin(), visited.end(), true));

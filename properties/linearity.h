@@ -2,6 +2,7 @@
 // Oracle: every compact node's reverse program is linear in its cotangent,
 // vjp(a·u + b·w) == a·vjp(u) + b·vjp(w), exactly, at each position of its support.
 #include "core/io/case_file.h"
+#include "core/ops/library.hpp"
 #include "core/runtime/compiled.h"
 #include "properties/compare.hpp"
 
@@ -13,7 +14,7 @@ Verdict linearity(const Case<T>& c) {
   if (!compiled) return Verdict::skip("domain failure");
   const T a = Carrier<T>::fromInt(3), b = Carrier<T>::fromInt(-2);
   for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
-    if (c.graph.nodeAt(k).op == OpKind::opaque) continue;  // no certified support to check
+    if (ops::isDense(c.graph.nodeAt(k).op)) continue;  // no certified support to check
     Pack<T> probes = probeCotangents<T>(c.graph.shapeAt(k), k);
     const Tensor<T>& u = probes[1];
     const Tensor<T>& w = c.seeds[k];
@@ -31,7 +32,7 @@ Verdict linearity(const Case<T>& c) {
       std::string d = packDifference(Pack<T>{whole.support[s].second}, Pack<T>{expected});
       if (!d.empty())
         return Verdict::fail(fmt::format("node {} ({}), contribution to position {}: vjp(a·u + b·w) vs a·vjp(u) + b·vjp(w): {}",
-                                         k, opName(c.graph.nodeAt(k).op), whole.support[s].first, d.substr(d.find(':') + 2)));
+                                         k, ops::nodeLabel(c.graph.nodeAt(k).op, c.graph.nodeAt(k).attrs), whole.support[s].first, d.substr(d.find(':') + 2)));
     }
   }
   return Verdict::pass();

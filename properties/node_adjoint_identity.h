@@ -5,42 +5,15 @@
 // (localContribution). Every node of every case is checked on its own, so a wrong term shows even
 // where no input reaches the node or the output does not depend on it. At a kink the directions
 // are chosen along which the node is differentiable (zero at relu/abs zeros and clamp bounds,
-// equal on both sides of a max/min tie), so kink conventions are checked too. Non-linear opaque
-// nodes are skipped; the case is skipped only if every node is.
+// equal on both sides of a max/min tie: the op definitions' kink sets), so kink conventions are
+// checked too. Non-linear opaque nodes are skipped; the case is skipped only if every node is.
 #include "core/graph/node_program.h"
+#include "core/ops/library.hpp"
 #include "core/spec/reference.h"
-#include "properties/adjoint_identity.h"
+#include "properties/compare.hpp"
+#include "properties/dual_forward.h"
 
 namespace tc::props {
-
-template <class T>
-T innerProduct(const Tensor<T>& a, const Tensor<T>& b) {
-  T total = zero<T>();
-  for (std::size_t i = 0; i < a.size(); ++i) total = total + a[i] * b[i];
-  return total;
-}
-
-//! Directions at node k's kinks replaced by ones along which the node is differentiable.
-template <class T>
-void smoothDirectionsAtKinks(const Graph<T>& graph, const Context<T>& context, std::size_t k, Pack<T>& directions) {
-  if constexpr (Carrier<T>::caps.ordered) {
-    const Node<T>& node = graph.nodeAt(k);
-    if (node.args.empty()) return;
-    const Tensor<T>& x = context[node.args[0]];
-    for (std::size_t i = 0; i < x.size(); ++i) switch (node.op) {
-        case OpKind::relu: case OpKind::abs:
-          if (x[i] == zero<T>()) directions[node.args[0]][i] = zero<T>();
-          break;
-        case OpKind::clamp:
-          if (x[i] == *node.attrs.lo || x[i] == *node.attrs.hi) directions[node.args[0]][i] = zero<T>();
-          break;
-        case OpKind::max: case OpKind::min:
-          if (x[i] == context[node.args[1]][i]) directions[node.args[1]][i] = directions[node.args[0]][i];
-          break;
-        default: break;
-      }
-  }
-}
 
 //! Empty when node k satisfies the identity for probe set `variant`, else what differed.
 template <class T>
@@ -55,7 +28,7 @@ std::string nodeAdjointDifference(const Case<T>& c, const Context<T>& context, c
     directions.push_back(slot < args.size() ? probeCotangents<T>(c.graph.shapeAt(p), 1 + 2 * slot + 5 * variant)[1]
                                             : Tensor<T>::filled(c.graph.shapeAt(p), zero<T>()));
   }
-  smoothDirectionsAtKinks(c.graph, context, k, directions);
+  smoothDirectionsAtKinks(c.graph, context, c.data, k, directions);
   Context<Dual<T>> lifted;
   for (std::size_t p = 0; p < k; ++p) lifted.push_back(liftTensor(context[p], &directions[p].values));
   Tensor<T> ct = probeCotangents<T>(c.graph.shapeAt(k), 3 * variant)[1];
@@ -80,7 +53,7 @@ Verdict node_adjoint_identity(const Case<T>& c) {
   std::string lastReason;
   for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
     const Node<T>& node = c.graph.nodeAt(k);
-    if (node.op == OpKind::opaque && !node.attrs.opaque->linearInCotangent) {
+    if (!ops::linearInCotangent(node.op, node.attrs)) {
       lastReason = "non-linear opaque program";
       continue;
     }

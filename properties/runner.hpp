@@ -1,8 +1,9 @@
 #pragma once
 #include <chrono>
 
-#include "generators/case_gen.hpp"
 #include "generators/coverage.hpp"
+#include "generators/generate.hpp"
+#include "generators/shrink.hpp"
 #include "properties/runner.h"
 
 namespace tc::props {
@@ -10,10 +11,15 @@ namespace tc::props {
 namespace detail {
 
 template <class T>
+Verdict checkCase(const NamedProperty<T>& property, const Engine<T>& engine, const Case<T>& loaded) {
+  if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
+  return property.check(engine, loaded);
+}
+
+template <class T>
 Verdict checkLoaded(const NamedProperty<T>& property, const Engine<T>& engine, const Result<Case<T>>& loaded) {
   if (!loaded) return Verdict::fail("the case does not load: " + loaded.error().message);
-  if (!loaded->inputs) return Verdict::fail("the case gives no input values (\"values\")");
-  return property.check(engine, *loaded);
+  return checkCase(property, engine, *loaded);
 }
 
 }  // namespace detail
@@ -40,10 +46,12 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& eng
       run.failure = Counterexample{doc, doc, 0, std::move(verdict)};
       break;
     }
-    auto [small, steps] = gen::shrinkWhile<T>(
-        doc, [&](const nlohmann::json& candidate) { return !checkDocument(property, engine, candidate).holds; });
-    Verdict shrunkVerdict = checkDocument(property, engine, small);
-    run.failure = Counterexample{std::move(doc), std::move(small), steps, std::move(shrunkVerdict)};
+    gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(*loaded))};
+    auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
+      return !detail::checkCase(property, engine, *candidate.loaded).holds;
+    });
+    Verdict shrunkVerdict = detail::checkCase(property, engine, *small.loaded);
+    run.failure = Counterexample{std::move(doc), std::move(small.doc), steps, std::move(shrunkVerdict)};
   }
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;

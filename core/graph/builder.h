@@ -19,6 +19,10 @@ class GraphBuilder {
   //! `declared`, when given, must equal the shape the op's rule infers.
   Result<std::size_t> add(OpKind kind, std::vector<std::size_t> args, Attrs<T> attrs = {},
                           std::optional<Shape> declared = std::nullopt);
+  //! Declares a data tensor of the schema (nodes added later may read it); its shape is checked.
+  Result<void> addDataTensor(const std::string& key, Shape shape);
+  //! Declares an index list of the schema (nodes that read it check its range).
+  void addIndexList(const std::string& key, std::vector<std::size_t> rows);
   //! Appends an opaque node from OpaqueRegistry<T>.
   Result<std::size_t> addOpaque(std::string_view name, std::vector<std::size_t> args,
                                 std::optional<Shape> declared = std::nullopt);

@@ -26,18 +26,14 @@ template <class T>
 Result<std::size_t> GraphBuilder<T>::add(OpKind kind, std::vector<std::size_t> args, Attrs<T> attrs,
                                          std::optional<Shape> declared) {
   const std::size_t position = graph_.positionCount();
-  auto error = [&](const std::string& why) {
-    std::string where = kind == OpKind::opaque && attrs.opaque
-                            ? fmt::format("node {} (opaque {})", position, attrs.opaque->name)
-                            : fmt::format("node {} ({})", position, opName(kind));
-    return fail(where + ": " + why);
-  };
-  if (kind == OpKind::opaque && !attrs.opaque) return error("no opaque entry given");
-  Requirement needs = requirementOf(kind, attrs);
+  if (kind == OpKind::opaque && !attrs.opaque)
+    return fail(describeNode(position, opName(kind)) + ": no opaque entry given");
+  auto error = [&](const std::string& why) { return fail(describeNode(position, ops::nodeLabel(kind, attrs)) + ": " + why); };
+  Requirement needs = ops::requirement(kind, attrs);
   if (!satisfies(Carrier<T>::caps, needs))
     return error(fmt::format("needs {}, which the {} carrier does not have", requirementName(needs),
                              Carrier<T>::name));
-  std::size_t arity = arityOf(kind, attrs);
+  std::size_t arity = ops::arity(kind, attrs);
   if (args.size() != arity) return error(fmt::format("takes {} arguments, got {}", arity, args.size()));
   std::vector<const Shape*> argShapes;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -60,10 +56,22 @@ Result<std::size_t> GraphBuilder<T>::add(OpKind kind, std::vector<std::size_t> a
 }
 
 template <class T>
+Result<void> GraphBuilder<T>::addDataTensor(const std::string& key, Shape shape) {
+  if (auto size = checkShape(shape); !size) return fail(fmt::format("data tensor {}: {}", quote(key), size.error().message));
+  graph_.schema.tensors[key] = std::move(shape);
+  return {};
+}
+
+template <class T>
+void GraphBuilder<T>::addIndexList(const std::string& key, std::vector<std::size_t> rows) {
+  graph_.schema.indices[key] = std::move(rows);
+}
+
+template <class T>
 Result<std::size_t> GraphBuilder<T>::addOpaque(std::string_view name, std::vector<std::size_t> args,
                                                std::optional<Shape> declared) {
   const OpaqueDef<T>* def = OpaqueRegistry<T>::instance().find(name);
-  if (!def) return fail(fmt::format("node {} (opaque): unknown opaque name {}", graph_.positionCount(), quote(name)));
+  if (!def) return fail(describeNode(graph_.positionCount(), "opaque") + ": unknown opaque name " + quote(name));
   Attrs<T> attrs;
   attrs.opaque = def;
   return add(OpKind::opaque, std::move(args), std::move(attrs), std::move(declared));

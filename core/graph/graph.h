@@ -1,31 +1,12 @@
 #pragma once
 #include <cstddef>
-#include <map>
-#include <optional>
-#include <string>
 #include <vector>
 
-#include "core/graph/op_kind.h"
+#include "core/ops/attributes.h"
+#include "core/ops/op_kind.h"
 #include "core/tensor/tensor.h"
 
 namespace tc {
-
-template <class T>
-struct OpaqueDef;
-
-//! An op's attributes; each op reads only the fields its definition names.
-template <class T>
-struct Attrs {
-  std::optional<T> c;       //!< scale
-  std::optional<T> lo, hi;  //!< clamp
-  std::size_t axis = 0;     //!< sum_axis
-  std::size_t start = 0;    //!< slice0
-  std::size_t len = 0;      //!< slice0
-  Shape shape;              //!< reshape, broadcast, const
-  std::vector<T> values;    //!< const
-  std::string key;          //!< mask, gather0: a key of the graph's data schema
-  const OpaqueDef<T>* opaque = nullptr;  //!< opaque: the registered program
-};
 
 //! One SSA node: an op applied to earlier positions, with its checked output shape.
 template <class T>
@@ -35,17 +16,6 @@ struct Node {
   Attrs<T> attrs;
   Shape shape;
 };
-
-//! The shapes of a graph's non-differentiable data Δ. Gather indices are structural (they
-//! decide shapes and ranges), so the schema holds them; tensors hold values supplied per run.
-struct DataSchema {
-  std::map<std::string, Shape> tensors;
-  std::map<std::string, std::vector<std::size_t>> indices;
-};
-
-//! Values for the tensor keys of a DataSchema.
-template <class T>
-using Data = std::map<std::string, Tensor<T>>;
 
 //! A well-typed graph: input shapes Γ, nodes in creation order, and its data schema.
 //! Positions 0..|Γ|-1 are the inputs, node k is position |Γ|+k. Built only by GraphBuilder

@@ -1,38 +1,39 @@
 #pragma once
 // A node's local program, as every layer (reference, tape, saved graph, compiled) runs it:
-// validation, forward, and the dense contribution of DESIGN 1.4.
+// validation, forward, and the dense contribution of docs/semantics.md §1.4 — plus the node-level
+// questions the oracles ask (kinks, labels). Each is answered by the node's op definition.
 #include <span>
+#include <string>
 
 #include "core/carriers/carrier.h"
+#include "core/graph/graph.h"
 #include "core/ops/op_call.h"
 
 namespace tc {
-
-//! The arithmetic a node needs from its carrier (an opaque node's comes from its entry).
-template <class T>
-Requirement requirementOf(OpKind kind, const Attrs<T>& attrs);
-
-//! The number of arguments a node of this kind takes.
-template <class T>
-std::size_t arityOf(OpKind kind, const Attrs<T>& attrs);
 
 //! The op's shape rule on checked argument shapes; the error says why (without the node prefix).
 template <class T>
 Result<Shape> inferShape(OpKind kind, const ShapeCall<T>& call);
 
+//! The call an op definition sees for `node`, with argument values `args` (in argument order).
+template <class T>
+OpCall<T> callOf(const Node<T>& node, const ArgValues<T>& args, const DataSchema& schema, const Data<T>& data) {
+  return OpCall<T>{node.attrs, node.shape, {args.data(), args.size()}, schema, data};
+}
+
 //! The node's domain check on its argument values.
 template <class T>
-DomainError validateNode(const OpCall<T>& call);
+DomainError validateNode(OpKind kind, const OpCall<T>& call);
 
 //! The node's forward value.
 template <class T>
-Tensor<T> forwardNode(const OpCall<T>& call);
+Tensor<T> forwardNode(OpKind kind, const OpCall<T>& call);
 
 //! A compact node's terms, in declared order.
 template <class T>
-void nodeTerms(const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct, Terms<T>& terms);
+void nodeTerms(OpKind kind, const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct, Terms<T>& terms);
 
-//! A node's dense contribution to earlier positions, as DESIGN 1.4 defines it.
+//! A node's dense contribution to earlier positions, as docs/semantics.md §1.4 defines it.
 template <class T>
 struct LocalContribution {
   //! Compact nodes: the left-to-right local sum for each position some term targets, ascending.
@@ -48,14 +49,33 @@ template <class T>
 LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                        std::size_t position, const Tensor<T>& ct);
 
+//! The node's forward value, without its domain check (callers that skip it know why).
+template <class T>
+Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                    std::size_t position);
+
 //! Checked validation then forward for the node at `position`: the error names the position
 //! and op ("node 5 (log): input contains values <= 0 or NaN").
 template <class T>
 Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                      std::size_t position);
 
-//! "node 5 (log)", or "node 5 (opaque const3)".
+//! "node 5 (log)", "node 5 (opaque const3)": how every message names a node.
+inline std::string describeNode(std::size_t position, std::string_view label) {
+  return fmt::format("node {} ({})", position, label);
+}
 template <class T>
 std::string describeNode(const Graph<T>& graph, std::size_t position);
+
+//! Whether the node at `position` sits at one of its op's kinks at these values
+//! (docs/semantics.md §2: relu and abs at 0, clamp at its bounds, max/min ties).
+template <class T>
+bool atKink(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t position);
+
+//! Rewrites the probe directions of the node's arguments (`directions`, one per earlier
+//! position) at its kinks to directions along which the node is differentiable.
+template <class T>
+void smoothDirectionsAtKinks(const Graph<T>& graph, const Context<T>& context, const Data<T>& data,
+                             std::size_t position, Pack<T>& directions);
 
 }  // namespace tc

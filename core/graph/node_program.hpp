@@ -5,58 +5,28 @@
 
 #include "core/support/mutants.h"
 #include "core/graph/node_program.h"
-#include "core/graph/opaque.h"
 #include "core/ops/library.hpp"
 
 namespace tc {
 
 template <class T>
-Requirement requirementOf(OpKind kind, const Attrs<T>& attrs) {
-  if (kind == OpKind::opaque) return attrs.opaque->needs;
-  return ops::visitOp(kind, [](auto op) { return decltype(op)::needs; });
-}
-
-template <class T>
-std::size_t arityOf(OpKind kind, const Attrs<T>& attrs) {
-  if (kind == OpKind::opaque) return attrs.opaque->arity;
-  return ops::visitOp(kind, [](auto op) -> std::size_t {
-    if constexpr (requires { decltype(op)::arity; }) return decltype(op)::arity;
-    else return 0;
-  });
-}
-
-// Calls `f(op)` only when the carrier meets the op's requirement; the builder guarantees it,
-// so reaching the other branch is a broken invariant.
-template <class T, class R, class F>
-R dispatchSupported(OpKind kind, F&& f) {
-  return ops::visitOp(kind, [&](auto op) -> R {
-    if constexpr (satisfies(Carrier<T>::caps, decltype(op)::needs)) {
-      return f(op);
-    } else {
-      assert(false && "op not supported by this carrier reached a local program");
-      return R{};
-    }
-  });
-}
-
-template <class T>
 Result<Shape> inferShape(OpKind kind, const ShapeCall<T>& call) {
-  return dispatchSupported<T, Result<Shape>>(kind, [&](auto op) { return decltype(op)::shape(call); });
+  return ops::visitSupportedOp<T, Result<Shape>>(kind, [&](auto op) { return decltype(op)::shape(call); });
 }
 
 template <class T>
-DomainError validateNode(const OpCall<T>& call) {
-  return dispatchSupported<T, DomainError>(call.node.op, [&](auto op) { return decltype(op)::validate(call); });
+DomainError validateNode(OpKind kind, const OpCall<T>& call) {
+  return ops::visitSupportedOp<T, DomainError>(kind, [&](auto op) { return decltype(op)::validate(call); });
 }
 
 template <class T>
-Tensor<T> forwardNode(const OpCall<T>& call) {
-  return dispatchSupported<T, Tensor<T>>(call.node.op, [&](auto op) { return decltype(op)::forward(call); });
+Tensor<T> forwardNode(OpKind kind, const OpCall<T>& call) {
+  return ops::visitSupportedOp<T, Tensor<T>>(kind, [&](auto op) { return decltype(op)::forward(call); });
 }
 
 template <class T>
-void nodeTerms(const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct, Terms<T>& terms) {
-  dispatchSupported<T, int>(call.node.op, [&](auto op) {
+void nodeTerms(OpKind kind, const OpCall<T>& call, const Tensor<T>& out, const Tensor<T>& ct, Terms<T>& terms) {
+  ops::visitSupportedOp<T, int>(kind, [&](auto op) {
     decltype(op)::terms(call, out, ct, terms);
     return 0;
   });
@@ -78,16 +48,15 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
                                        std::size_t position, const Tensor<T>& ct) {
   const Node<T>& node = graph.nodeAt(position);
   LocalContribution<T> result;
-  if (node.op == OpKind::opaque) {
+  if (ops::isDense(node.op)) {
     result.isDense = true;
-    result.dense = node.attrs.opaque->program({context.first(position), node, context[position], ct});
+    result.dense = node.attrs.opaque->program({context.first(position), node.args, context[position], ct});
     assert(result.dense.size() == position && "an opaque program returns one tensor per earlier position");
     return result;
   }
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call{node, {args.data(), args.size()}, graph.schema, data};
   Terms<T> terms;
-  nodeTerms(call, context[position], ct, terms);
+  nodeTerms(node.op, callOf<T>(node, args, graph.schema, data), context[position], ct, terms);
   // Local sums: terms on one position add left to right before they reach the gradient.
   for (Term<T>& term : terms) {
     std::size_t target = node.args[term.arg];
@@ -106,8 +75,15 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
 template <class T>
 std::string describeNode(const Graph<T>& graph, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
-  if (node.op == OpKind::opaque) return fmt::format("node {} (opaque {})", position, node.attrs.opaque->name);
-  return fmt::format("node {} ({})", position, opName(node.op));
+  return describeNode(position, ops::nodeLabel(node.op, node.attrs));
+}
+
+template <class T>
+Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                    std::size_t position) {
+  const Node<T>& node = graph.nodeAt(position);
+  auto args = detail::argumentValues(node, context);
+  return forwardNode(node.op, callOf<T>(node, args, graph.schema, data));
 }
 
 template <class T>
@@ -115,9 +91,43 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
                                      std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call{node, {args.data(), args.size()}, graph.schema, data};
-  if (DomainError error = validateNode(call)) return fail(describeNode(graph, position) + ": " + *error);
-  return forwardNode(call);
+  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  if (DomainError error = validateNode(node.op, call)) return fail(describeNode(graph, position) + ": " + *error);
+  return forwardNode(node.op, call);
+}
+
+template <class T>
+bool atKink(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t position) {
+  const Node<T>& node = graph.nodeAt(position);
+  auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));
+  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  return ops::visitSupportedOp<T, bool>(node.op, [&](auto op) {
+    using Op = decltype(op);
+    if constexpr (requires { Op::kinkAt(call, std::size_t{}); }) {
+      for (std::size_t i = 0; i < call.arg(0).size(); ++i)
+        if (Op::kinkAt(call, i)) return true;
+    }
+    return false;
+  });
+}
+
+template <class T>
+void smoothDirectionsAtKinks(const Graph<T>& graph, const Context<T>& context, const Data<T>& data,
+                             std::size_t position, Pack<T>& directions) {
+  const Node<T>& node = graph.nodeAt(position);
+  auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));
+  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  boost::container::small_vector<Tensor<T>*, 4> targets;
+  for (std::size_t p : node.args) targets.push_back(&directions[p]);
+  KinkDirections<T> along{{targets.data(), targets.size()}};
+  ops::visitSupportedOp<T, int>(node.op, [&](auto op) {
+    using Op = decltype(op);
+    if constexpr (requires { Op::kinkAt(call, std::size_t{}); }) {
+      for (std::size_t i = 0; i < call.arg(0).size(); ++i)
+        if (Op::kinkAt(call, i)) Op::smoothAt(i, along);
+    }
+    return 0;
+  });
 }
 
 }  // namespace tc

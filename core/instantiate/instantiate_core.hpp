@@ -3,7 +3,7 @@
 // translation unit so that users of the headers compile none of this.
 #include "core/graph/builder.hpp"
 #include "core/graph/node_program.hpp"
-#include "core/graph/opaque.hpp"
+#include "core/ops/opaque.hpp"
 #include "core/io/case_file.hpp"
 #include "core/io/listing.hpp"
 #include "core/spec/reference.hpp"
@@ -14,12 +14,15 @@
   template Result<void> checkInputs<T>(const Graph<T>&, const Pack<T>&);                                       \
   template Result<void> checkData<T>(const Graph<T>&, const Data<T>&);                                         \
   template Result<void> checkSeedPack<T>(const Graph<T>&, const Pack<T>&);                                     \
-  template Requirement requirementOf<T>(OpKind, const Attrs<T>&);                                              \
-  template std::size_t arityOf<T>(OpKind, const Attrs<T>&);                                                    \
   template Result<Shape> inferShape<T>(OpKind, const ShapeCall<T>&);                                           \
-  template DomainError validateNode<T>(const OpCall<T>&);                                                      \
-  template Tensor<T> forwardNode<T>(const OpCall<T>&);                                                         \
-  template void nodeTerms<T>(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&);                 \
+  template DomainError validateNode<T>(OpKind, const OpCall<T>&);                                              \
+  template Tensor<T> forwardNode<T>(OpKind, const OpCall<T>&);                                                 \
+  template void nodeTerms<T>(OpKind, const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&);         \
+  template Tensor<T> forwardAt<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, std::size_t);   \
+  template bool atKink<T>(const Graph<T>&, const Context<T>&, const Data<T>&, std::size_t);                   \
+  template void smoothDirectionsAtKinks<T>(const Graph<T>&, const Context<T>&, const Data<T>&, std::size_t,    \
+                                           Pack<T>&);                                                          \
+  template Result<std::size_t> appendNode<T>(GraphBuilder<T>&, const nlohmann::json&);                         \
   template LocalContribution<T> localContribution<T>(const Graph<T>&, std::span<const Tensor<T>>,              \
                                                      const Data<T>&, std::size_t, const Tensor<T>&);           \
   template Result<Tensor<T>> validateAndForward<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, \

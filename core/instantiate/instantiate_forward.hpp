@@ -3,9 +3,10 @@
 // adjoint oracle.
 #include "core/carriers/dual.h"
 #include "core/graph/node_program.hpp"
-#include "core/graph/opaque.hpp"
+#include "core/ops/opaque.hpp"
 
 #define TAPECHECK_INSTANTIATE_FORWARD(T)                   \
   template class OpaqueRegistry<T>;                        \
-  template DomainError validateNode<T>(const OpCall<T>&);  \
-  template Tensor<T> forwardNode<T>(const OpCall<T>&);
+  template DomainError validateNode<T>(OpKind, const OpCall<T>&);  \
+  template Tensor<T> forwardNode<T>(OpKind, const OpCall<T>&);  \
+  template Tensor<T> forwardAt<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, std::size_t);

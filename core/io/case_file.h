@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/graph/builder.h"
 #include "core/graph/graph.h"
 #include "core/support/result.h"
 
@@ -27,6 +28,11 @@ struct Case {
 //! Reads a case from JSON text. Every structural problem is an error naming where and why.
 template <class T>
 Result<Case<T>> parseCase(std::string_view text);
+
+//! Reads one node of the file format (`{"op": ..., "args": [...], "attrs": {...}}`) and appends
+//! it to `builder`; returns its position or the loader's error.
+template <class T>
+Result<std::size_t> appendNode(GraphBuilder<T>& builder, const nlohmann::json& node);
 
 //! Reads a case from a file.
 template <class T>

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "core/graph/builder.hpp"
+#include "core/ops/library.hpp"
+#include "core/ops/opaque.h"
 #include "core/graph/seed_pack.h"
 #include "core/io/document_format.h"
 #include "core/io/case_file.h"
@@ -73,21 +75,45 @@ Result<Tensor<T>> readTensorValues(const json& j, const Shape& shape, const std:
   return Tensor<T>(shape, std::move(values));
 }
 
-//! The attribute keys each op reads in a file.
-inline std::vector<std::string_view> attributeNames(OpKind kind) {
-  switch (kind) {
-    case OpKind::scale: return {"c"};
-    case OpKind::clamp: return {"lo", "hi"};
-    case OpKind::sum_axis: return {"axis"};
-    case OpKind::reshape:
-    case OpKind::broadcast: return {"shape"};
-    case OpKind::slice0: return {"start", "len"};
-    case OpKind::constant: return {"shape", "values"};
-    case OpKind::mask:
-    case OpKind::gather0: return {"key"};
-    case OpKind::opaque: return {"name"};
-    default: return {};
-  }
+//! Reads one attribute into its field: values exactly for the carrier, counts, shapes, the
+//! data key, the opaque entry by name, and a `values` list shaped by the `shape` read before it.
+template <class T>
+Result<void> readAttribute(const AttrSpec<T>& spec, const json& j, Attrs<T>& out, const std::string& where) {
+  const std::string label = fmt::format("{}: attribute '{}'", where, spec.name);
+  auto store = [](auto& slot, auto parsed) -> Result<void> {
+    if (!parsed) return std::unexpected(parsed.error());
+    slot = std::move(*parsed);
+    return {};
+  };
+  return std::visit(
+      [&](auto field) -> Result<void> {
+        auto& slot = out.*field;
+        using Slot = std::remove_reference_t<decltype(slot)>;
+        if constexpr (std::is_same_v<Slot, std::optional<T>>) {
+          return store(slot, readValue<T>(j, label));
+        } else if constexpr (std::is_same_v<Slot, std::size_t>) {
+          return store(slot, readCount(j, label));
+        } else if constexpr (std::is_same_v<Slot, Shape>) {
+          return store(slot, readShape(j, label));
+        } else if constexpr (std::is_same_v<Slot, std::vector<T>>) {
+          auto values = readTensorValues<T>(j, out.shape, label);
+          if (!values) return std::unexpected(values.error());
+          slot = std::move(values->values);
+          return {};
+        } else if constexpr (std::is_same_v<Slot, std::string>) {
+          if (!j.is_string()) return fail(label + ": expected a string");
+          slot = j.template get<std::string>();
+          return {};
+        } else {
+          static_assert(std::is_same_v<Slot, const OpaqueDef<T>*>);
+          if (!j.is_string()) return fail(label + ": expected a string");
+          const std::string name = j.template get<std::string>();
+          slot = OpaqueRegistry<T>::instance().find(name);
+          if (!slot) return fail(fmt::format("{}: unknown opaque name {}", where, quote(name)));
+          return {};
+        }
+      },
+      spec.field);
 }
 
 template <class T>
@@ -95,72 +121,19 @@ Result<Attrs<T>> readAttrs(OpKind kind, const json& node, const std::string& whe
   static const json kEmpty = json::object();
   const json& attrs = node.contains("attrs") ? node["attrs"] : kEmpty;
   if (!attrs.is_object()) return fail(where + ": 'attrs' must be an object");
-  if (auto ok = onlyKeys(attrs, attributeNames(kind), where + ": attrs"); !ok) return std::unexpected(ok.error());
-  for (auto name : attributeNames(kind))
+  std::vector<std::string_view> names;
+  for (const AttrSpec<T>& spec : ops::attributes<T>(kind)) names.push_back(spec.name);
+  if (auto ok = onlyKeys(attrs, names, where + ": attrs"); !ok) return std::unexpected(ok.error());
+  for (auto name : names)
     if (!attrs.contains(name)) return fail(fmt::format("{}: missing attribute '{}'", where, name));
   Attrs<T> out;
-  auto attr = [&](std::string_view name) -> const json& { return attrs[std::string(name)]; };
-  auto label = [&](std::string_view name) { return fmt::format("{}: attribute '{}'", where, name); };
-  auto value = [&](std::string_view name, std::optional<T>& slot) -> Result<void> {
-    auto v = readValue<T>(attr(name), label(name));
-    if (!v) return std::unexpected(v.error());
-    slot = std::move(*v);
-    return {};
-  };
-  auto count = [&](std::string_view name, std::size_t& slot) -> Result<void> {
-    auto v = readCount(attr(name), label(name));
-    if (!v) return std::unexpected(v.error());
-    slot = *v;
-    return {};
-  };
-  auto text = [&](std::string_view name, std::string& slot) -> Result<void> {
-    if (!attr(name).is_string()) return fail(label(name) + ": expected a string");
-    slot = attr(name).template get<std::string>();
-    return {};
-  };
-  Result<void> ok;
-  switch (kind) {
-    case OpKind::scale: ok = value("c", out.c); break;
-    case OpKind::clamp:
-      ok = value("lo", out.lo);
-      if (ok) ok = value("hi", out.hi);
-      break;
-    case OpKind::sum_axis: ok = count("axis", out.axis); break;
-    case OpKind::slice0:
-      ok = count("start", out.start);
-      if (ok) ok = count("len", out.len);
-      break;
-    case OpKind::mask:
-    case OpKind::gather0: ok = text("key", out.key); break;
-    case OpKind::opaque: {
-      std::string name;
-      ok = text("name", name);
-      if (!ok) break;
-      out.opaque = OpaqueRegistry<T>::instance().find(name);
-      if (!out.opaque) ok = fail(fmt::format("{}: unknown opaque name {}", where, quote(name)));
-      break;
-    }
-    case OpKind::reshape:
-    case OpKind::broadcast:
-    case OpKind::constant: {
-      auto shape = readShape(attr("shape"), label("shape"));
-      if (!shape) return std::unexpected(shape.error());
-      out.shape = *shape;
-      if (kind == OpKind::constant) {
-        auto values = readTensorValues<T>(attr("values"), out.shape, label("values"));
-        if (!values) return std::unexpected(values.error());
-        out.values = std::move(values->values);
-      }
-      break;
-    }
-    default: break;
-  }
-  if (!ok) return std::unexpected(ok.error());
+  for (const AttrSpec<T>& spec : ops::attributes<T>(kind))
+    if (auto ok = readAttribute(spec, attrs[std::string(spec.name)], out, where); !ok) return std::unexpected(ok.error());
   return out;
 }
 
 template <class T>
-Result<void> readNode(GraphBuilder<T>& builder, const json& node) {
+Result<std::size_t> readNode(GraphBuilder<T>& builder, const json& node) {
   const std::size_t position = builder.graph().positionCount();
   std::string where = fmt::format("node {}", position);
   if (!node.is_object()) return fail(where + ": must be an object");
@@ -169,7 +142,7 @@ Result<void> readNode(GraphBuilder<T>& builder, const json& node) {
   std::string name = node["op"].get<std::string>();
   auto kind = opByName(name);
   if (!kind) return fail(fmt::format("{}: unknown op {}", where, quote(name)));
-  where = fmt::format("node {} ({})", position, name);
+  where = describeNode(position, name);
   std::vector<std::size_t> args;
   if (node.contains("args")) {
     if (!node["args"].is_array()) return fail(where + ": 'args' must be an array of positions");
@@ -187,9 +160,7 @@ Result<void> readNode(GraphBuilder<T>& builder, const json& node) {
     if (!shape) return std::unexpected(shape.error());
     declared = *shape;
   }
-  auto added = builder.add(*kind, std::move(args), std::move(*attrs), std::move(declared));
-  if (!added) return std::unexpected(added.error());
-  return {};
+  return builder.add(*kind, std::move(args), std::move(*attrs), std::move(declared));
 }
 
 template <class T>
@@ -287,7 +258,7 @@ Result<Case<T>> readRoot(const json& root) {
   if (root.contains("nodes")) {
     if (!root["nodes"].is_array()) return fail("nodes: must be an array");
     for (const json& node : root["nodes"])
-      if (auto ok = readNode(*builder, node); !ok) return std::unexpected(ok.error());
+      if (auto added = readNode(*builder, node); !added) return std::unexpected(added.error());
   }
   result.graph = std::move(*builder).build();
   const Graph<T>& graph = result.graph;
@@ -335,33 +306,27 @@ json valuesToJson(const std::vector<T>& values) {
   return out;
 }
 
+//! One attribute's field as JSON: exact value text, a count, a shape, a value list, the key or
+//! the opaque entry's name.
+template <class T>
+json attributeToJson(const AttrSpec<T>& spec, const Attrs<T>& attrs) {
+  return std::visit(
+      [&](auto field) -> json {
+        const auto& slot = attrs.*field;
+        using Slot = std::remove_cvref_t<decltype(slot)>;
+        if constexpr (std::is_same_v<Slot, std::optional<T>>) return Carrier<T>::format(*slot);
+        else if constexpr (std::is_same_v<Slot, std::vector<T>>) return valuesToJson(slot);
+        else if constexpr (std::is_same_v<Slot, const OpaqueDef<T>*>) return slot->name;
+        else return slot;
+      },
+      spec.field);
+}
+
 template <class T>
 json nodeToJson(const Node<T>& node) {
   json out{{"op", std::string(opName(node.op))}, {"args", node.args}};
   json attrs = json::object();
-  const Attrs<T>& a = node.attrs;
-  switch (node.op) {
-    case OpKind::scale: attrs["c"] = Carrier<T>::format(*a.c); break;
-    case OpKind::clamp:
-      attrs["lo"] = Carrier<T>::format(*a.lo);
-      attrs["hi"] = Carrier<T>::format(*a.hi);
-      break;
-    case OpKind::sum_axis: attrs["axis"] = a.axis; break;
-    case OpKind::slice0:
-      attrs["start"] = a.start;
-      attrs["len"] = a.len;
-      break;
-    case OpKind::reshape:
-    case OpKind::broadcast: attrs["shape"] = a.shape; break;
-    case OpKind::constant:
-      attrs["shape"] = a.shape;
-      attrs["values"] = valuesToJson(a.values);
-      break;
-    case OpKind::mask:
-    case OpKind::gather0: attrs["key"] = a.key; break;
-    case OpKind::opaque: attrs["name"] = a.opaque->name; break;
-    default: break;
-  }
+  for (const AttrSpec<T>& spec : ops::attributes<T>(node.op)) attrs[std::string(spec.name)] = attributeToJson(spec, node.attrs);
   if (!attrs.empty()) out["attrs"] = std::move(attrs);
   out["shape"] = node.shape;
   return out;
@@ -379,6 +344,11 @@ Result<Case<T>> parseCase(std::string_view text) {
   } catch (const json::exception& e) {  // a safety net: every access above is checked first
     return fail(fmt::format("malformed document: {}", e.what()));
   }
+}
+
+template <class T>
+Result<std::size_t> appendNode(GraphBuilder<T>& builder, const nlohmann::json& node) {
+  return io_detail::readNode(builder, node);
 }
 
 template <class T>

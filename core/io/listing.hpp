@@ -4,6 +4,7 @@
 
 #include "core/carriers/carrier.h"
 #include "core/io/listing.h"
+#include "core/ops/library.hpp"
 
 namespace tc {
 
@@ -11,21 +12,22 @@ template <class T>
 std::string formatNodeCall(const Graph<T>& graph, std::size_t position) {
   if (graph.isInput(position)) return "input";
   const Node<T>& node = graph.nodeAt(position);
-  const Attrs<T>& a = node.attrs;
-  std::string name = node.op == OpKind::opaque ? "opaque " + a.opaque->name : std::string(opName(node.op));
-  std::string text = fmt::format("{}({})", name, fmt::join(node.args, ", "));
-  auto value = [](const T& v) { return Carrier<T>::format(v); };
-  switch (node.op) {
-    case OpKind::scale: return text + " c=" + value(*a.c);
-    case OpKind::clamp: return text + fmt::format(" lo={} hi={}", value(*a.lo), value(*a.hi));
-    case OpKind::sum_axis: return text + fmt::format(" axis={}", a.axis);
-    case OpKind::slice0: return text + fmt::format(" start={} len={}", a.start, a.len);
-    case OpKind::reshape:
-    case OpKind::broadcast: return text + " to " + formatShape(a.shape);
-    case OpKind::mask:
-    case OpKind::gather0: return text + " key=" + a.key;
-    default: return text;
+  std::string text = fmt::format("{}({})", ops::nodeLabel(node.op, node.attrs), fmt::join(node.args, ", "));
+  for (const AttrSpec<T>& spec : ops::attributes<T>(node.op)) {
+    if (!spec.listed) continue;
+    std::visit(
+        [&](auto field) {
+          const auto& slot = node.attrs.*field;
+          using Slot = std::remove_cvref_t<decltype(slot)>;
+          if constexpr (std::is_same_v<Slot, std::optional<T>>) text += fmt::format(" {}={}", spec.name, Carrier<T>::format(*slot));
+          else if constexpr (std::is_same_v<Slot, Shape>) text += " to " + formatShape(slot);
+          else if constexpr (std::is_same_v<Slot, std::size_t> || std::is_same_v<Slot, std::string>)
+            text += fmt::format(" {}={}", spec.name, slot);
+          else assert(false && "value lists and opaque entries are not listed inline");
+        },
+        spec.field);
   }
+  return text;
 }
 
 template <class T>

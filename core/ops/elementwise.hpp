@@ -2,7 +2,10 @@
 // Elementwise ops: one struct per op holding its shape rule, forward, terms and validation.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <span>
 
 #include "core/support/mutants.h"
 #include "core/ops/op_call.h"
@@ -14,20 +17,51 @@ using kernels::map;
 using kernels::zip;
 using kernels::zip3;
 
-//! Common shape rules and defaults of op definitions.
+//! Defaults of op definitions (core/ops/README.md lists what an op struct holds).
 struct OpBase {
+  //! No attributes.
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 0> attributes{};
+  //! Compact: a list of terms on its arguments (only the opaque op has a dense program instead).
+  static constexpr bool dense = false;
+  //! Its terms reach its arguments (false for detach and const, whose support is empty).
+  static constexpr bool hasTerms = true;
+  //! Every input is in the domain.
   template <class T>
   static DomainError validate(const OpCall<T>&) { return std::nullopt; }
+  //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
+  //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.
+  static int degree(std::span<const int> args) {
+    int d = 0;
+    for (int a : args) d = std::max(d, a);
+    return d;
+  }
+};
+
+//! Ops whose degree is the sum of their arguments' (products).
+struct ProductDegree {
+  static int degree(std::span<const int> args) {
+    int d = 0;
+    for (int a : args) d += a;
+    return d;
+  }
+};
+
+//! Ops that multiply their argument by a constant factor (scale, mask, mean).
+struct ScaledDegree {
+  static int degree(std::span<const int> args) { return args[0] + 1; }
 };
 
 struct UnaryBase : OpBase {
   static constexpr std::size_t arity = 1;
+  static constexpr Signature signature = Signature::any;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) { return c.arg(0); }
 };
 
 struct BinaryBase : OpBase {
   static constexpr std::size_t arity = 2;
+  static constexpr Signature signature = Signature::sameShape;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     if (c.arg(0) != c.arg(1))
@@ -52,7 +86,7 @@ bool anyZero(const Tensor<T>& x) {
 }
 
 struct Add : BinaryBase {
-  static constexpr OpKind kind = OpKind::add;
+  static constexpr std::string_view label = "add";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a + b; }); }
@@ -64,7 +98,7 @@ struct Add : BinaryBase {
 };
 
 struct Sub : BinaryBase {
-  static constexpr OpKind kind = OpKind::sub;
+  static constexpr std::string_view label = "sub";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a - b; }); }
@@ -75,8 +109,9 @@ struct Sub : BinaryBase {
   }
 };
 
-struct Mul : BinaryBase {
-  static constexpr OpKind kind = OpKind::mul;
+struct Mul : BinaryBase, ProductDegree {
+  using ProductDegree::degree;
+  static constexpr std::string_view label = "mul";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a * b; }); }
@@ -88,8 +123,9 @@ struct Mul : BinaryBase {
   }
 };
 
-struct Div : BinaryBase {
-  static constexpr OpKind kind = OpKind::div;
+struct Div : BinaryBase, ProductDegree {
+  using ProductDegree::degree;
+  static constexpr std::string_view label = "div";
   static constexpr Requirement needs = Requirement::field;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
@@ -109,9 +145,9 @@ struct Div : BinaryBase {
 
 // max and min: the winner gets ct, the loser the carrier's zero; a tie (or an unordered pair)
 // gives each ct/2. `Wins(a, b)` says that a strictly beats b.
-template <OpKind Kind, class Wins>
+template <class Wins>
 struct Select : BinaryBase {
-  static constexpr OpKind kind = Kind;
+  static constexpr std::string_view label = Wins::label;
   static constexpr Requirement needs = Requirement::orderedField;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
@@ -138,20 +174,27 @@ struct Select : BinaryBase {
     out.push_back({0, share(true)});
     out.push_back({1, share(false)});
   }
+  //! A tie a = b is a kink; moving both sides alike keeps it one.
+  template <class T>
+  static bool kinkAt(const OpCall<T>& c, std::size_t i) { return c.arg(0)[i] == c.arg(1)[i]; }
+  template <class T>
+  static void smoothAt(std::size_t i, const KinkDirections<T>& d) { d.arg(1)[i] = d.arg(0)[i]; }
 };
 struct Greater {
+  static constexpr std::string_view label = "max";
   template <class T>
   bool operator()(const T& a, const T& b) const { return a > b; }
 };
 struct Less {
+  static constexpr std::string_view label = "min";
   template <class T>
   bool operator()(const T& a, const T& b) const { return a < b; }
 };
-using Max = Select<OpKind::max, Greater>;
-using Min = Select<OpKind::min, Less>;
+using Max = Select<Greater>;
+using Min = Select<Less>;
 
 struct Neg : PointwiseUnary<Neg> {
-  static constexpr OpKind kind = OpKind::neg;
+  static constexpr std::string_view label = "neg";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static T apply(const T& x) { return TC_MUTANT(14) ? x : -x; }
@@ -162,8 +205,9 @@ struct Neg : PointwiseUnary<Neg> {
 };
 
 struct Square : PointwiseUnary<Square> {
-  static constexpr OpKind kind = OpKind::square;
+  static constexpr std::string_view label = "square";
   static constexpr Requirement needs = Requirement::ring;
+  static int degree(std::span<const int> args) { return 2 * args[0]; }
   template <class T>
   static T apply(const T& x) { return x * x; }
   template <class T>
@@ -173,8 +217,11 @@ struct Square : PointwiseUnary<Square> {
   }
 };
 
-struct Scale : UnaryBase {
-  static constexpr OpKind kind = OpKind::scale;
+struct Scale : UnaryBase, ScaledDegree {
+  static constexpr std::string_view label = "scale";
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"c", &Attrs<T>::c, true, "1"}}};
+  using ScaledDegree::degree;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -183,24 +230,25 @@ struct Scale : UnaryBase {
   }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
-    const T& k = *c.attrs().c;
+    const T& k = *c.attrs.c;
     return map(c.arg(0), [&](const T& x) { return k * x; });
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    const T& k = *c.attrs().c;
+    const T& k = *c.attrs.c;
     out.push_back({0, map(ct, [&](const T& g) { return k * g; })});
   }
 };
 
 struct Inv : PointwiseUnary<Inv> {
-  static constexpr OpKind kind = OpKind::inv;
+  static constexpr std::string_view label = "inv";
   static constexpr Requirement needs = Requirement::field;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     if (Carrier<T>::caps.exact && anyZero(c.arg(0))) return "input contains 0";
     return std::nullopt;
   }
+  static int degree(std::span<const int> args) { return 2 * args[0]; }
   template <class T>
   static T apply(const T& x) { return one<T>() / x; }
   template <class T>
@@ -210,7 +258,7 @@ struct Inv : PointwiseUnary<Inv> {
 };
 
 struct Relu : PointwiseUnary<Relu> {
-  static constexpr OpKind kind = OpKind::relu;
+  static constexpr std::string_view label = "relu";
   static constexpr Requirement needs = Requirement::ordered;
   template <class T>
   static T apply(const T& x) { return x > zero<T>() ? x : zero<T>(); }
@@ -218,10 +266,15 @@ struct Relu : PointwiseUnary<Relu> {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(c.arg(0), ct, [](const T& x, const T& g) { return x > zero<T>() ? g : zero<T>(); })});
   }
+  //! Not differentiable at x = 0 (the terms choose 0 there); differentiable along a zero direction.
+  template <class T>
+  static bool kinkAt(const OpCall<T>& c, std::size_t i) { return c.arg(0)[i] == zero<T>(); }
+  template <class T>
+  static void smoothAt(std::size_t i, const KinkDirections<T>& d) { d.arg(0)[i] = zero<T>(); }
 };
 
 struct Abs : PointwiseUnary<Abs> {
-  static constexpr OpKind kind = OpKind::abs;
+  static constexpr std::string_view label = "abs";
   static constexpr Requirement needs = Requirement::ordered;
   template <class T>
   static T apply(const T& x) {
@@ -234,10 +287,17 @@ struct Abs : PointwiseUnary<Abs> {
                      return x > zero<T>() ? g : (x < zero<T>() ? -g : zero<T>());
                    })});
   }
+  //! Not differentiable at x = 0 (the terms choose 0 there); differentiable along a zero direction.
+  template <class T>
+  static bool kinkAt(const OpCall<T>& c, std::size_t i) { return Relu::kinkAt(c, i); }
+  template <class T>
+  static void smoothAt(std::size_t i, const KinkDirections<T>& d) { Relu::smoothAt(i, d); }
 };
 
 struct Clamp : UnaryBase {
-  static constexpr OpKind kind = OpKind::clamp;
+  static constexpr std::string_view label = "clamp";
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 2> attributes{{{"lo", &Attrs<T>::lo}, {"hi", &Attrs<T>::hi}}};
   static constexpr Requirement needs = Requirement::ordered;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -249,21 +309,29 @@ struct Clamp : UnaryBase {
   }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
-    const T& lo = *c.attrs().lo;
-    const T& hi = *c.attrs().hi;
+    const T& lo = *c.attrs.lo;
+    const T& hi = *c.attrs.hi;
     return map(c.arg(0), [&](const T& x) { return x < lo ? lo : (x > hi ? hi : x); });
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    const T& lo = *c.attrs().lo;
-    const T& hi = *c.attrs().hi;
+    const T& lo = *c.attrs.lo;
+    const T& hi = *c.attrs.hi;
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) { return lo <= x && x <= hi ? g : zero<T>(); })});
   }
+  //! Not differentiable at x = lo or x = hi (the terms pass ct there); differentiable along a
+  //! zero direction.
+  template <class T>
+  static bool kinkAt(const OpCall<T>& c, std::size_t i) {
+    return c.arg(0)[i] == *c.attrs.lo || c.arg(0)[i] == *c.attrs.hi;
+  }
+  template <class T>
+  static void smoothAt(std::size_t i, const KinkDirections<T>& d) { d.arg(0)[i] = zero<T>(); }
 };
 
 // Transcendental ops exist only on IEEE carriers; `C` below is Carrier<T>.
 struct Exp : PointwiseUnary<Exp> {
-  static constexpr OpKind kind = OpKind::exp;
+  static constexpr std::string_view label = "exp";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::exp(x); }
@@ -274,7 +342,7 @@ struct Exp : PointwiseUnary<Exp> {
 };
 
 struct Log : PointwiseUnary<Log> {
-  static constexpr OpKind kind = OpKind::log;
+  static constexpr std::string_view label = "log";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
@@ -291,7 +359,7 @@ struct Log : PointwiseUnary<Log> {
 };
 
 struct Sqrt : PointwiseUnary<Sqrt> {
-  static constexpr OpKind kind = OpKind::sqrt;
+  static constexpr std::string_view label = "sqrt";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::sqrt(x); }
@@ -303,7 +371,7 @@ struct Sqrt : PointwiseUnary<Sqrt> {
 };
 
 struct Tanh : PointwiseUnary<Tanh> {
-  static constexpr OpKind kind = OpKind::tanh;
+  static constexpr std::string_view label = "tanh";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
@@ -314,7 +382,7 @@ struct Tanh : PointwiseUnary<Tanh> {
 };
 
 struct Sigmoid : PointwiseUnary<Sigmoid> {
-  static constexpr OpKind kind = OpKind::sigmoid;
+  static constexpr std::string_view label = "sigmoid";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return one<T>() / (one<T>() + Carrier<T>::exp(-x)); }
@@ -325,7 +393,7 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
 };
 
 struct Softplus : PointwiseUnary<Softplus> {
-  static constexpr OpKind kind = OpKind::softplus;
+  static constexpr std::string_view label = "softplus";
   static constexpr Requirement needs = Requirement::transcendental;
   // log(1 + exp(x)), written so that large x does not overflow.
   template <class T>
@@ -339,7 +407,7 @@ struct Softplus : PointwiseUnary<Softplus> {
 };
 
 struct Sin : PointwiseUnary<Sin> {
-  static constexpr OpKind kind = OpKind::sin;
+  static constexpr std::string_view label = "sin";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::sin(x); }
@@ -350,7 +418,7 @@ struct Sin : PointwiseUnary<Sin> {
 };
 
 struct Cos : PointwiseUnary<Cos> {
-  static constexpr OpKind kind = OpKind::cos;
+  static constexpr std::string_view label = "cos";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::cos(x); }

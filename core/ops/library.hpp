@@ -1,56 +1,132 @@
 #pragma once
-// The op library: maps an OpKind to its one definition.
+// The op library: maps an OpKind to its one definition (core/ops/op_list.h), and answers what
+// the rest of tapecheck asks of an op — label, arity, requirement, attributes, support, kinks —
+// so that nothing outside core/ops switches on the op kind.
+#include <cassert>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/ops/op_kind.h"
 #include "core/ops/structural.hpp"
 
 namespace tc::ops {
 
 //! Calls `f(Op{})` with the definition struct of `kind`.
 template <class F>
-decltype(auto) visitOp(OpKind kind, F&& f) {
+constexpr decltype(auto) visitOp(OpKind kind, F&& f) {
   switch (kind) {
-    case OpKind::add: return f(Add{});
-    case OpKind::sub: return f(Sub{});
-    case OpKind::mul: return f(Mul{});
-    case OpKind::div: return f(Div{});
-    case OpKind::max: return f(Max{});
-    case OpKind::min: return f(Min{});
-    case OpKind::neg: return f(Neg{});
-    case OpKind::square: return f(Square{});
-    case OpKind::scale: return f(Scale{});
-    case OpKind::inv: return f(Inv{});
-    case OpKind::relu: return f(Relu{});
-    case OpKind::abs: return f(Abs{});
-    case OpKind::clamp: return f(Clamp{});
-    case OpKind::exp: return f(Exp{});
-    case OpKind::log: return f(Log{});
-    case OpKind::sqrt: return f(Sqrt{});
-    case OpKind::tanh: return f(Tanh{});
-    case OpKind::sigmoid: return f(Sigmoid{});
-    case OpKind::softplus: return f(Softplus{});
-    case OpKind::sin: return f(Sin{});
-    case OpKind::cos: return f(Cos{});
-    case OpKind::sum: return f(Sum{});
-    case OpKind::sum_axis: return f(SumAxis{});
-    case OpKind::mean: return f(Mean{});
-    case OpKind::dot: return f(Dot{});
-    case OpKind::matmul: return f(Matmul{});
-    case OpKind::transpose: return f(Transpose{});
-    case OpKind::linear: return f(Linear{});
-    case OpKind::reshape: return f(Reshape{});
-    case OpKind::broadcast: return f(Broadcast{});
-    case OpKind::concat0: return f(Concat0{});
-    case OpKind::slice0: return f(Slice0{});
-    case OpKind::constant: return f(Constant{});
-    case OpKind::detach: return f(Detach{});
-    case OpKind::mask: return f(Mask{});
-    case OpKind::gather0: return f(Gather0{});
-    case OpKind::mse_loss: return f(MseLoss{});
-    case OpKind::softmax_last: return f(SoftmaxLast{});
-    case OpKind::log_softmax_last: return f(LogSoftmaxLast{});
-    case OpKind::opaque: return f(Opaque{});
+#define TAPECHECK_VISIT_OP(kind, Struct) \
+  case OpKind::kind: return f(Struct{});
+    TAPECHECK_FOR_EACH_OP(TAPECHECK_VISIT_OP)
+#undef TAPECHECK_VISIT_OP
   }
   assert(false && "unknown OpKind");
   return f(Opaque{});
+}
+
+//! Calls `f(Op{})` only when carrier T meets the op's requirement. Graphs guarantee it (the
+//! builder checks), so reaching the other branch is a broken invariant.
+template <class T, class R, class F>
+R visitSupportedOp(OpKind kind, F&& f) {
+  return visitOp(kind, [&](auto op) -> R {
+    if constexpr (satisfies(Carrier<T>::caps, decltype(op)::needs)) {
+      return f(op);
+    } else {
+      assert(false && "an op the carrier does not support reached its definition");
+      return R{};
+    }
+  });
+}
+
+//! The arithmetic the op needs from its carrier (an opaque node's comes from its entry).
+template <class T>
+Requirement requirement(OpKind kind, const Attrs<T>& attrs) {
+  return visitOp(kind, [&](auto op) {
+    using Op = decltype(op);
+    if constexpr (requires { Op::requirement(attrs); }) return Op::requirement(attrs);
+    else return Op::needs;
+  });
+}
+
+//! The number of arguments the op takes.
+template <class T>
+std::size_t arity(OpKind kind, const Attrs<T>& attrs) {
+  return visitOp(kind, [&](auto op) -> std::size_t {
+    using Op = decltype(op);
+    if constexpr (requires { Op::arityOf(attrs); }) return Op::arityOf(attrs);
+    else return Op::arity;
+  });
+}
+
+//! How listings and errors name a node of this op: "log", "opaque const3".
+template <class T>
+std::string nodeLabel(OpKind kind, const Attrs<T>& attrs) {
+  return visitOp(kind, [&](auto op) -> std::string {
+    using Op = decltype(op);
+    if constexpr (requires { Op::nodeLabel(attrs); }) return Op::nodeLabel(attrs);
+    else return std::string(Op::label);
+  });
+}
+
+//! The op's attribute schema, in file order.
+template <class T>
+std::span<const AttrSpec<T>> attributes(OpKind kind) {
+  return visitOp(kind, [](auto op) { return std::span<const AttrSpec<T>>(decltype(op)::template attributes<T>); });
+}
+
+//! True for the opaque op, whose reverse program is dense rather than a list of terms.
+constexpr bool isDense(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::dense; });
+}
+
+//! False for ops whose certified support is empty (detach, const): no term reaches an argument.
+constexpr bool hasTerms(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::hasTerms; });
+}
+
+//! Whether the reverse program is linear in the cotangent (an opaque entry may not be).
+template <class T>
+bool linearInCotangent(OpKind kind, const Attrs<T>& attrs) {
+  return visitOp(kind, [&](auto op) {
+    using Op = decltype(op);
+    if constexpr (requires { Op::linearInCotangent(attrs); }) return Op::linearInCotangent(attrs);
+    else return true;
+  });
+}
+
+//! The shape contract of the op's arguments.
+constexpr Signature signature(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::signature; });
+}
+
+//! The multiplicative degree of the output given the arguments' degrees (OpBase::degree).
+inline int degree(OpKind kind, std::span<const int> args) {
+  return visitOp(kind, [&](auto op) { return decltype(op)::degree(args); });
+}
+
+//! The library's ops that carrier T supports, in registry order. The opaque op is not among
+//! them: what it needs comes from each registered entry (OpaqueRegistry).
+template <class T>
+std::vector<OpKind> opsSupportedBy() {
+  std::vector<OpKind> kinds;
+  for (std::size_t i = 0; i < kOpCount; ++i) {
+    auto kind = static_cast<OpKind>(i);
+    bool supported = visitOp(kind, [](auto op) {
+      using Op = decltype(op);
+      return !Op::dense && satisfies(Carrier<T>::caps, Op::needs);
+    });
+    if (supported) kinds.push_back(kind);
+  }
+  return kinds;
+}
+
+//! Whether the op has kinks: argument values where it is not differentiable.
+constexpr bool hasKinks(OpKind kind) {
+  return visitOp(kind, [](auto op) {
+    using Op = decltype(op);
+    return requires { &Op::template kinkAt<int>; };
+  });
 }
 
 }  // namespace tc::ops

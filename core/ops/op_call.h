@@ -1,5 +1,6 @@
 #pragma once
-// What an op definition sees: its node, its arguments, the data, and a place to put terms.
+// What an op definition sees: its attributes, argument shapes or values, the data, and a place
+// to put terms.
 #include <boost/container/small_vector.hpp>
 
 #include <cstddef>
@@ -8,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/graph/graph.h"
+#include "core/ops/attributes.h"
+#include "core/support/result.h"
 
 namespace tc {
 
@@ -21,15 +23,16 @@ struct ShapeCall {
   const Shape& arg(std::size_t i) const { return *args[i]; }
 };
 
-//! Arguments to an op's forward, validation and terms: the node, its argument values and Δ.
+//! Arguments to an op's forward, validation, terms and kinks: the node's attributes and output
+//! shape, its argument values and Δ.
 template <class T>
 struct OpCall {
-  const Node<T>& node;
+  const Attrs<T>& attrs;
+  const Shape& shape;  //!< the node's output shape
   std::span<const Tensor<T>* const> args;
   const DataSchema& schema;
   const Data<T>& data;
   const Tensor<T>& arg(std::size_t i) const { return *args[i]; }
-  const Attrs<T>& attrs() const { return node.attrs; }
 };
 
 //! One term of a compact node's certified support: the contribution to argument `arg`.
@@ -49,5 +52,29 @@ using ArgValues = boost::container::small_vector<const Tensor<T>*, 4>;
 
 //! A domain-check result: nothing, or the reason the node's input is outside its domain.
 using DomainError = std::optional<std::string>;
+
+//! Probe directions of a node's arguments, one tensor per argument (a repeated argument points
+//! at one tensor twice). At a kink an op rewrites them to directions it is differentiable along.
+template <class T>
+struct KinkDirections {
+  std::span<Tensor<T>* const> args;
+  Tensor<T>& arg(std::size_t i) const { return *args[i]; }
+};
+
+//! The shape contract of an op's arguments, as the op table writes it ("a,b: s → s"). Callers
+//! that build nodes, such as the case generator, choose arguments by it.
+enum class Signature {
+  none,         //!< no arguments (const)
+  any,          //!< x of any shape
+  sameShape,    //!< a, b of one shape
+  leadingAxis,  //!< x with at least one axis: [n, ...]
+  matrix,       //!< x: [m, n]
+  vectors,      //!< a, b: [n]
+  matmul,       //!< [m, k] × [k, n] or [m, k] × [k]
+  linear,       //!< W [m, k], x [k], b [m]
+  concat,       //!< [m, ...] and [n, ...] with equal trailing dimensions
+  reshape,      //!< x and a target shape of the same size (attribute `shape`)
+  broadcast,    //!< x and a target shape that x's shape is a suffix of (attribute `shape`)
+};
 
 }  // namespace tc

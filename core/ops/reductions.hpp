@@ -15,7 +15,7 @@ Tensor<T> scalar(T value) {
 }
 
 struct Sum : UnaryBase {
-  static constexpr OpKind kind = OpKind::sum;
+  static constexpr std::string_view label = "sum";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
@@ -32,7 +32,10 @@ struct Sum : UnaryBase {
 };
 
 struct SumAxis : UnaryBase {
-  static constexpr OpKind kind = OpKind::sum_axis;
+  static constexpr std::string_view label = "sum_axis";
+  static constexpr Signature signature = Signature::leadingAxis;
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"axis", &Attrs<T>::axis}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -54,8 +57,8 @@ struct SumAxis : UnaryBase {
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const Tensor<T>& x = c.arg(0);
-    Layout l(x.shape, c.attrs().axis);
-    Tensor<T> out = zeros<T>(c.node.shape);
+    Layout l(x.shape, c.attrs.axis);
+    Tensor<T> out = zeros<T>(c.shape);
     for (std::size_t o = 0; o < l.outer; ++o)
       for (std::size_t i = 0; i < l.inner; ++i) {
         T acc = zero<T>();
@@ -67,7 +70,7 @@ struct SumAxis : UnaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const Tensor<T>& x = c.arg(0);
-    Layout l(x.shape, c.attrs().axis);
+    Layout l(x.shape, c.attrs.axis);
     Tensor<T> g = zeros<T>(x.shape);
     for (std::size_t o = 0; o < l.outer; ++o)
       for (std::size_t j = 0; j < l.n; ++j)
@@ -76,8 +79,9 @@ struct SumAxis : UnaryBase {
   }
 };
 
-struct Mean : UnaryBase {
-  static constexpr OpKind kind = OpKind::mean;
+struct Mean : UnaryBase, ScaledDegree {
+  using ScaledDegree::degree;
+  static constexpr std::string_view label = "mean";
   static constexpr Requirement needs = Requirement::field;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
@@ -94,8 +98,10 @@ struct Mean : UnaryBase {
   }
 };
 
-struct Dot : OpBase {
-  static constexpr OpKind kind = OpKind::dot;
+struct Dot : OpBase, ProductDegree {
+  using ProductDegree::degree;
+  static constexpr Signature signature = Signature::vectors;
+  static constexpr std::string_view label = "dot";
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -118,8 +124,10 @@ struct Dot : OpBase {
   }
 };
 
-struct Matmul : OpBase {
-  static constexpr OpKind kind = OpKind::matmul;
+struct Matmul : OpBase, ProductDegree {
+  using ProductDegree::degree;
+  static constexpr Signature signature = Signature::matmul;
+  static constexpr std::string_view label = "matmul";
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -137,7 +145,7 @@ struct Matmul : OpBase {
     const Tensor<T>& a = c.arg(0);
     const Tensor<T>& b = c.arg(1);
     std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
-    Tensor<T> out = zeros<T>(c.node.shape);
+    Tensor<T> out = zeros<T>(c.shape);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         T acc = zero<T>();
@@ -177,7 +185,8 @@ struct Matmul : OpBase {
 };
 
 struct Transpose : UnaryBase {
-  static constexpr OpKind kind = OpKind::transpose;
+  static constexpr std::string_view label = "transpose";
+  static constexpr Signature signature = Signature::matrix;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -201,7 +210,10 @@ struct Transpose : UnaryBase {
 };
 
 struct Linear : OpBase {
-  static constexpr OpKind kind = OpKind::linear;
+  static constexpr std::string_view label = "linear";
+  static constexpr Signature signature = Signature::linear;
+  //! W·x + b.
+  static int degree(std::span<const int> args) { return std::max(args[0] + args[1], args[2]); }
   static constexpr std::size_t arity = 3;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -247,8 +259,9 @@ struct Linear : OpBase {
   }
 };
 
-struct MseLoss : BinaryBase {
-  static constexpr OpKind kind = OpKind::mse_loss;
+struct MseLoss : BinaryBase, ProductDegree {
+  using ProductDegree::degree;
+  static constexpr std::string_view label = "mse_loss";
   static constexpr Requirement needs = Requirement::field;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -302,7 +315,8 @@ struct SoftmaxRows {
 };
 
 struct SoftmaxLast : UnaryBase {
-  static constexpr OpKind kind = OpKind::softmax_last;
+  static constexpr std::string_view label = "softmax_last";
+  static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) { return SoftmaxRows::shape(c); }
@@ -330,7 +344,8 @@ struct SoftmaxLast : UnaryBase {
 };
 
 struct LogSoftmaxLast : UnaryBase {
-  static constexpr OpKind kind = OpKind::log_softmax_last;
+  static constexpr std::string_view label = "log_softmax_last";
+  static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) { return SoftmaxRows::shape(c); }

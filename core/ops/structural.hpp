@@ -2,13 +2,16 @@
 // Ops that move values (reshape, broadcast, concat0, slice0, const, detach) and ops that read
 // the data Δ (mask, gather0), plus the opaque op.
 #include "core/support/mutants.h"
-#include "core/graph/opaque.h"
+#include "core/ops/opaque.h"
 #include "core/ops/reductions.hpp"
 
 namespace tc::ops {
 
 struct Reshape : UnaryBase {
-  static constexpr OpKind kind = OpKind::reshape;
+  static constexpr std::string_view label = "reshape";
+  static constexpr Signature signature = Signature::reshape;
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"shape", &Attrs<T>::shape}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -20,7 +23,7 @@ struct Reshape : UnaryBase {
     return c.attrs.shape;
   }
   template <class T>
-  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.node.shape, c.arg(0).values); }
+  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.shape, c.arg(0).values); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, Tensor<T>(c.arg(0).shape, ct.values)});
@@ -28,7 +31,10 @@ struct Reshape : UnaryBase {
 };
 
 struct Broadcast : UnaryBase {
-  static constexpr OpKind kind = OpKind::broadcast;
+  static constexpr std::string_view label = "broadcast";
+  static constexpr Signature signature = Signature::broadcast;
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"shape", &Attrs<T>::shape}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -44,7 +50,7 @@ struct Broadcast : UnaryBase {
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const Tensor<T>& x = c.arg(0);
-    Tensor<T> out = zeros<T>(c.node.shape);
+    Tensor<T> out = zeros<T>(c.shape);
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = x[i % x.size()];
     return out;
   }
@@ -59,7 +65,8 @@ struct Broadcast : UnaryBase {
 };
 
 struct Concat0 : OpBase {
-  static constexpr OpKind kind = OpKind::concat0;
+  static constexpr std::string_view label = "concat0";
+  static constexpr Signature signature = Signature::concat;
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -79,7 +86,7 @@ struct Concat0 : OpBase {
   static Tensor<T> forward(const OpCall<T>& c) {
     std::vector<T> values = c.arg(0).values;
     values.insert(values.end(), c.arg(1).values.begin(), c.arg(1).values.end());
-    return Tensor<T>(c.node.shape, std::move(values));
+    return Tensor<T>(c.shape, std::move(values));
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
@@ -91,7 +98,10 @@ struct Concat0 : OpBase {
 };
 
 struct Slice0 : UnaryBase {
-  static constexpr OpKind kind = OpKind::slice0;
+  static constexpr std::string_view label = "slice0";
+  static constexpr Signature signature = Signature::leadingAxis;
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 2> attributes{{{"start", &Attrs<T>::start}, {"len", &Attrs<T>::len}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -108,14 +118,14 @@ struct Slice0 : UnaryBase {
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     std::size_t row = innerSize(c.arg(0).shape, 1);
-    auto first = c.arg(0).values.begin() + static_cast<std::ptrdiff_t>(c.attrs().start * row);
-    return Tensor<T>(c.node.shape, std::vector<T>(first, first + static_cast<std::ptrdiff_t>(c.attrs().len * row)));
+    auto first = c.arg(0).values.begin() + static_cast<std::ptrdiff_t>(c.attrs.start * row);
+    return Tensor<T>(c.shape, std::vector<T>(first, first + static_cast<std::ptrdiff_t>(c.attrs.len * row)));
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
-    std::size_t start = c.attrs().start;
-    if (TC_MUTANT(7)) start = start + c.attrs().len < g.shape[0] ? start + 1 : (start > 0 ? start - 1 : start);  // one row off
+    std::size_t start = c.attrs.start;
+    if (TC_MUTANT(7)) start = start + c.attrs.len < g.shape[0] ? start + 1 : (start > 0 ? start - 1 : start);  // one row off
     std::size_t offset = start * innerSize(g.shape, 1);
     for (std::size_t i = 0; i < ct.size(); ++i) g[offset + i] = ct[i];
     out.push_back({0, std::move(g)});
@@ -123,7 +133,13 @@ struct Slice0 : UnaryBase {
 };
 
 struct Constant : OpBase {
-  static constexpr OpKind kind = OpKind::constant;
+  static constexpr std::string_view label = "const";
+  static constexpr Signature signature = Signature::none;
+  static constexpr bool hasTerms = false;
+  //! Listings show a const's shape and values in their own columns.
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 2> attributes{
+      {{"shape", &Attrs<T>::shape, false}, {"values", &Attrs<T>::values, false}}};
   static constexpr std::size_t arity = 0;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -136,13 +152,14 @@ struct Constant : OpBase {
     return c.attrs.shape;
   }
   template <class T>
-  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.attrs().shape, c.attrs().values); }
+  static Tensor<T> forward(const OpCall<T>& c) { return Tensor<T>(c.attrs.shape, c.attrs.values); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {}
 };
 
 struct Detach : PointwiseUnary<Detach> {
-  static constexpr OpKind kind = OpKind::detach;
+  static constexpr std::string_view label = "detach";
+  static constexpr bool hasTerms = false;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::detach(x); }
@@ -150,8 +167,12 @@ struct Detach : PointwiseUnary<Detach> {
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {}
 };
 
-struct Mask : UnaryBase {
-  static constexpr OpKind kind = OpKind::mask;
+struct Mask : UnaryBase, ScaledDegree {
+  using ScaledDegree::degree;
+  static constexpr std::string_view label = "mask";
+  //! A key of the data schema's tensors.
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"key", &Attrs<T>::key}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -163,7 +184,7 @@ struct Mask : UnaryBase {
     return c.arg(0);
   }
   template <class T>
-  static const Tensor<T>& maskOf(const OpCall<T>& c) { return c.data.at(c.attrs().key); }
+  static const Tensor<T>& maskOf(const OpCall<T>& c) { return c.data.at(c.attrs.key); }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     return zip(c.arg(0), maskOf(c), [](const T& x, const T& m) { return x * m; });
@@ -175,7 +196,11 @@ struct Mask : UnaryBase {
 };
 
 struct Gather0 : UnaryBase {
-  static constexpr OpKind kind = OpKind::gather0;
+  static constexpr std::string_view label = "gather0";
+  static constexpr Signature signature = Signature::leadingAxis;
+  //! A key of the data schema's index lists.
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"key", &Attrs<T>::key}}};
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -197,17 +222,17 @@ struct Gather0 : UnaryBase {
     return out;
   }
   template <class T>
-  static const std::vector<std::size_t>& rowsOf(const OpCall<T>& c) { return c.schema.indices.at(c.attrs().key); }
+  static const std::vector<std::size_t>& rowsOf(const OpCall<T>& c) { return c.schema.indices.at(c.attrs.key); }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const Tensor<T>& x = c.arg(0);
     std::size_t row = innerSize(x.shape, 1);
     std::vector<T> values;
-    values.reserve(c.node.shape[0] * row);
+    values.reserve(c.shape[0] * row);
     for (std::size_t r : rowsOf(c))
       values.insert(values.end(), x.values.begin() + static_cast<std::ptrdiff_t>(r * row),
                     x.values.begin() + static_cast<std::ptrdiff_t>((r + 1) * row));
-    return Tensor<T>(c.node.shape, std::move(values));
+    return Tensor<T>(c.shape, std::move(values));
   }
   // Rows of ct scatter-added into x's shape in index-list order.
   template <class T>
@@ -223,16 +248,30 @@ struct Gather0 : UnaryBase {
   }
 };
 
-//! The op kind for registered opaque programs; arity, requirement and shape come from the entry.
+//! The op kind for registered opaque programs; arity, requirement, shape, forward and the dense
+//! program come from the entry named by attribute `name`.
 struct Opaque : OpBase {
-  static constexpr OpKind kind = OpKind::opaque;
+  static constexpr std::string_view label = "opaque";
   static constexpr Requirement needs = Requirement::ring;
+  static constexpr Signature signature = Signature::any;
+  static constexpr bool dense = true;
+  //! The name is part of the node's label ("opaque twice"), so listings do not repeat it.
+  template <class T>
+  static constexpr std::array<AttrSpec<T>, 1> attributes{{{"name", &Attrs<T>::opaque, false}}};
+  template <class T>
+  static Requirement requirement(const Attrs<T>& attrs) { return attrs.opaque->needs; }
+  template <class T>
+  static std::size_t arityOf(const Attrs<T>& attrs) { return attrs.opaque->arity; }
+  template <class T>
+  static std::string nodeLabel(const Attrs<T>& attrs) { return "opaque " + attrs.opaque->name; }
+  template <class T>
+  static bool linearInCotangent(const Attrs<T>& attrs) { return attrs.opaque->linearInCotangent; }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     return c.attrs.opaque->shape(c.args);
   }
   template <class T>
-  static Tensor<T> forward(const OpCall<T>& c) { return c.attrs().opaque->forward(c.args); }
+  static Tensor<T> forward(const OpCall<T>& c) { return c.attrs.opaque->forward(c.args); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&) {
     assert(false && "opaque nodes have a dense program, not terms");

@@ -51,7 +51,7 @@ std::shared_ptr<const Context<T>> evaluateUnchecked(const Graph<T>& graph, const
     const Node<T>& node = graph.nodeAt(p);
     auto args = detail::argumentValues(node, std::span<const Tensor<T>>(*context));
     if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);
-    context->push_back(forwardNode(OpCall<T>{node, {args.data(), args.size()}, graph.schema, data}));
+    context->push_back(forwardNode(node.op, callOf<T>(node, args, graph.schema, data)));
   }
   return context;
 }
@@ -65,9 +65,7 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
   context->reserve(graph.positionCount());
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
     if (TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log) {  // forgets log's domain check
-      const Node<T>& node = graph.nodeAt(p);
-      auto args = detail::argumentValues(node, std::span<const Tensor<T>>(*context));
-      context->push_back(forwardNode(OpCall<T>{node, {args.data(), args.size()}, graph.schema, data}));
+      context->push_back(forwardAt<T>(graph, *context, data, p));
       continue;
     }
     auto value = validateAndForward<T>(graph, *context, data, p);

@@ -15,10 +15,7 @@ Result<Context<T>> eval(const Graph<T>& graph, const Pack<T>& inputs, const Data
   context.reserve(graph.positionCount());
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
     if (TC_MUTANT(32) && graph.nodeAt(p).op == OpKind::log) {  // forgets log's domain check
-      const Node<T>& node = graph.nodeAt(p);
-      ArgValues<T> args;
-      for (std::size_t a : node.args) args.push_back(&context[a]);
-      context.push_back(forwardNode(OpCall<T>{node, {args.data(), args.size()}, graph.schema, data}));
+      context.push_back(forwardAt<T>(graph, context, data, p));
       continue;
     }
     auto value = validateAndForward<T>(graph, context, data, p);

@@ -1,7 +1,8 @@
 #pragma once
 // The harness templates (engines, properties, generators, coverage, runner), instantiated once
 // per carrier so that the command line and the tests only include declarations.
-#include "generators/case_gen.hpp"
+#include "generators/generate.hpp"
+#include "generators/shrink.hpp"
 #include "generators/coverage.hpp"
 #include "properties/all.hpp"
 #include "properties/engine.hpp"
@@ -19,7 +20,9 @@
   template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const Engine<T>&,            \
                                                     const props::RunSettings&, gen::CoverageTally*);            \
   template nlohmann::json gen::randomCase<T>(std::uint64_t, int);                                               \
-  template std::vector<nlohmann::json> gen::shrinksOf<T>(const nlohmann::json&);                                \
+  template std::optional<gen::LoadedDoc<T>> gen::loadDoc<T>(nlohmann::json);                                   \
+  template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
+  template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const nlohmann::json&);                             \
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>();                                            \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \

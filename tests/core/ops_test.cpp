@@ -210,11 +210,10 @@ struct OneNode {
   //! tc::nodeTerms: the terms in declared order.
   Terms<T> terms(const Tensor<T>& ct) const {
     const tc::Node<T>& node = graph.nodeAt(position());
-    std::vector<const Tensor<T>*> args;
+    tc::ArgValues<T> args;
     for (std::size_t p : node.args) args.push_back(&context[p]);
-    tc::OpCall<T> call{node, args, graph.schema, data};
     Terms<T> terms;
-    tc::nodeTerms(call, out(), ct, terms);
+    tc::nodeTerms(node.op, tc::callOf<T>(node, args, graph.schema, data), out(), ct, terms);
     return terms;
   }
   //! tc::localContribution: local sums per targeted position, ascending.

@@ -28,7 +28,7 @@
 #include "core/io/document_format.h"
 #include "core/carriers/carrier.h"
 #include "core/carriers/literal.h"
-#include "core/graph/opaque.h"
+#include "core/ops/opaque.h"
 #include "core/io/case_file.h"
 
 #ifndef TAPECHECK_SOURCE_DIR

@@ -1,7 +1,7 @@
 #pragma once
 #include <fmt/format.h>
 
-#include "core/graph/opaque.h"
+#include "core/ops/opaque.h"
 #include "core/ops/kernels.h"
 
 namespace tc {
@@ -63,7 +63,7 @@ OpaqueDef<T> twice() {
     const T two = Carrier<T>::fromInt(2);
     Pack<T> result;
     for (const Tensor<T>& p : call.prefix) result.push_back(kernels::zeros<T>(p.shape));
-    result[call.node.args[0]] = kernels::map(call.ct, [&](const T& g) { return two * g; });
+    result[call.args[0]] = kernels::map(call.ct, [&](const T& g) { return two * g; });
     return result;
   };
   return def;

@@ -6,15 +6,16 @@
 #include <string>
 
 #include "core/carriers/carrier.h"
-#include "core/graph/graph.h"
+#include "core/ops/attributes.h"
 
 namespace tc {
 
-//! What an opaque program receives: every earlier position's value, its node, and the cotangent.
+//! What an opaque program receives: every earlier position's value, the node's argument
+//! positions, its value and its cotangent.
 template <class T>
 struct OpaqueProgramCall {
   std::span<const Tensor<T>> prefix;  //!< positions 0..k-1 of the context
-  const Node<T>& node;
+  std::span<const std::size_t> args;  //!< the node's argument positions
   const Tensor<T>& out;
   const Tensor<T>& ct;
 };

@@ -1,0 +1,292 @@
+#pragma once
+// Writing one random case: inputs, then nodes chosen by the ops' own metadata (which carrier
+// they need, their argument signature, their attribute schema, their degree), each appended
+// through the file format's node reader so that the op's shape rule — not a copy of it here —
+// decides every output shape.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/graph/builder.hpp"
+#include "core/io/case_file.hpp"
+#include "core/ops/library.hpp"
+#include "generators/choices.h"
+
+namespace tc::gen::detail {
+
+using nlohmann::json;
+
+// Multiplicative depth grows rationals; nodes beyond this degree are not built on exact carriers.
+constexpr int kMaxDegree = 12;
+
+template <class T>
+class CaseWriter {
+ public:
+  CaseWriter(std::uint64_t seed, int size) : pick_(seed), size_(std::clamp(size, 0, 100)) {}
+
+  json build() {
+    std::size_t inputs = 1 + pick_.below(3);
+    for (std::size_t i = 0; i < inputs; ++i) addInput(pick_.pick(kShapes));
+    // A square matrix input: matmul, linear and transpose terms are only told apart from their
+    // transposes on square operands, and the adjoint identity only sees terms reached from inputs.
+    if (pick_.percent(30)) addInput(pick_.percent(50) ? Shape{2, 2} : Shape{3, 3});
+    auto builder = GraphBuilder<T>::create(inputShapes_);
+    assert(builder && "generated input shapes are valid");
+    builder_.emplace(std::move(*builder));
+    std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
+    for (std::size_t k = 0; k < nodes; ++k) addNode();
+    json doc = json::object();
+    doc["tapecheck"] = 1;
+    doc["inputs"] = inputsJson_;
+    if (!data_.empty()) doc["data"] = data_;
+    doc["nodes"] = nodes_;
+    doc["values"] = values_;
+    chooseOutputAndSeeds(doc);
+    return doc;
+  }
+
+ private:
+  static constexpr bool kExact = Carrier<T>::caps.exact;
+
+  //! What a recipe decided: the arguments, and the argument position attributes refer to.
+  struct Choice {
+    std::vector<std::size_t> args;
+    std::optional<std::size_t> subject;
+  };
+
+  const Graph<T>& graph() const { return builder_->graph(); }
+  std::size_t positions() const { return inputShapes_.size() + nodes_.size(); }
+  const Shape& shapeAt(std::size_t p) const { return builder_ ? graph().shapeAt(p) : inputShapes_[p]; }
+  std::string value() { return randomValue<T>(pick_); }
+  json values(std::size_t n) { return randomValues<T>(pick_, n); }
+
+  void addInput(const Shape& shape) {
+    inputsJson_.push_back(json{{"shape", dims(shape)}});
+    values_.push_back(values(elementCount(shape)));
+    inputShapes_.push_back(shape);
+    degree_.push_back(1);
+  }
+
+  // Appends a node through the file format's reader: the op's own rules check it and give its shape.
+  void push(json node, int degree) {
+    auto added = appendNode(*builder_, node);
+    assert(added && "the generator built a node that its op rejects");
+    (void)added;
+    nodes_.push_back(std::move(node));
+    degree_.push_back(degree);
+  }
+
+  // A random position (other than `besides`) whose shape satisfies `ok`, or nullopt.
+  std::optional<std::size_t> positionWhere(const std::function<bool(const Shape&)>& ok,
+                                           std::optional<std::size_t> besides = std::nullopt) {
+    std::vector<std::size_t> found;
+    for (std::size_t p = 0; p < positions(); ++p)
+      if (ok(shapeAt(p)) && p != besides) found.push_back(p);
+    if (found.empty()) return std::nullopt;
+    return pick_.pick(found);
+  }
+  std::size_t anyPosition() { return pick_.below(positions()); }
+  // A position satisfying `ok`, or a new constant of `fallback` when there is none, so that ops
+  // needing partners of particular shapes (matmul, linear, dot) are always buildable.
+  std::size_t ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback,
+                     std::optional<std::size_t> besides = std::nullopt) {
+    if (auto p = positionWhere(ok, besides)) return *p;
+    json node{{"op", opName(constantOp_)}, {"attrs", drawAttributes(constantOp_, std::nullopt, fallback)}};
+    push(std::move(node), 0);
+    return positions() - 1;
+  }
+  // A partner of x's shape: x itself in a quarter of the cases, otherwise another position, made
+  // as a constant when there is none (a repeated argument hides slips like a missing factor in
+  // a - b).
+  std::size_t sameShapeAs(std::size_t x) {
+    if (pick_.percent(25)) return x;
+    const Shape shape = shapeAt(x);
+    return ensure([&](const Shape& s) { return s == shape; }, shape, x);
+  }
+
+  // The ops carrier T supports, those whose terms pair operands twice as likely (a slip there
+  // hides on most shapes).
+  static std::vector<OpKind> allowedOps() {
+    std::vector<OpKind> kinds;
+    for (OpKind kind : ops::opsSupportedBy<T>()) {
+      kinds.push_back(kind);
+      Signature s = ops::signature(kind);
+      if (s == Signature::matmul || s == Signature::linear || s == Signature::vectors) kinds.push_back(kind);
+    }
+    return kinds;
+  }
+  // The op without arguments or attributes to fall back on, and the op for constants.
+  static OpKind firstWith(Signature signature, bool attributes) {
+    for (OpKind kind : ops::opsSupportedBy<T>())
+      if (ops::signature(kind) == signature && ops::attributes<T>(kind).empty() != attributes) return kind;
+    assert(false && "every carrier supports a plain unary op and a constant");
+    return OpKind::opaque;
+  }
+
+  void addNode() {
+    // Opaque nodes in a small share of graphs; otherwise a random op that can be built here.
+    if (pick_.percent(6)) {
+      std::size_t x = anyPosition();
+      json node{{"op", "opaque"}, {"args", {x}}, {"attrs", {{"name", pick_.percent(50) ? "twice" : "const3"}}}};
+      push(std::move(node), degree_[x]);
+      return;
+    }
+    for (int attempt = 0; attempt < 64; ++attempt)
+      if (tryAdd(pick_.pick(allowed_))) return;
+    std::size_t x = anyPosition();  // always possible
+    push(json{{"op", opName(fallbackOp_)}, {"args", {x}}}, degree_[x]);
+  }
+
+  bool tryAdd(OpKind kind) {
+    std::optional<Choice> choice = chooseArguments(ops::signature(kind));
+    if (!choice) return false;
+    std::vector<int> degrees;
+    for (std::size_t a : choice->args) degrees.push_back(degree_[a]);
+    int degree = ops::degree(kind, degrees);
+    if (kExact && degree > kMaxDegree) return false;
+    json node{{"op", opName(kind)}};
+    if (!choice->args.empty()) node["args"] = choice->args;
+    json attrs = drawAttributes(kind, choice->subject);
+    if (!attrs.empty()) node["attrs"] = std::move(attrs);
+    push(std::move(node), degree);
+    return true;
+  }
+
+  // The recipes: arguments that meet each signature's shape contract (nullopt: none here now).
+  std::optional<Choice> chooseArguments(Signature signature) {
+    auto one = [](std::optional<std::size_t> x) -> std::optional<Choice> {
+      if (!x) return std::nullopt;
+      return Choice{{*x}, x};
+    };
+    switch (signature) {
+      case Signature::none: return Choice{};
+      case Signature::any:
+      case Signature::reshape: return one(anyPosition());
+      case Signature::sameShape: {
+        std::size_t x = anyPosition(), y = sameShapeAs(x);
+        return Choice{{x, y}, x};
+      }
+      case Signature::leadingAxis: return one(positionWhere([](const Shape& s) { return !s.empty(); }));
+      case Signature::matrix: return one(positionWhere([](const Shape& s) { return s.size() == 2; }));
+      case Signature::broadcast: return one(positionWhere([](const Shape& s) { return s.size() <= 2; }));
+      case Signature::vectors: {
+        std::size_t x = ensure([](const Shape& s) { return s.size() == 1; }, Shape{3});
+        std::size_t y = sameShapeAs(x);
+        return Choice{{x, y}, x};
+      }
+      case Signature::matmul: {
+        // Square left operands half the time: only there is a term told apart from its transpose.
+        auto square = positionWhere([](const Shape& s) { return s.size() == 2 && s[0] == s[1]; });
+        std::size_t a = square && pick_.percent(50) ? *square
+                                                     : ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+        const std::size_t k = shapeAt(a)[1];
+        Shape partner = pick_.percent(50) ? Shape{k} : Shape{k, 1 + pick_.below(3)};
+        std::size_t b = ensure([&](const Shape& s) { return s == partner; }, partner);
+        return Choice{{a, b}, a};
+      }
+      case Signature::linear: {
+        std::size_t w = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+        const Shape ws = shapeAt(w);
+        std::size_t x = ensure([&](const Shape& s) { return s == Shape{ws[1]}; }, Shape{ws[1]});
+        std::size_t b = ensure([&](const Shape& s) { return s == Shape{ws[0]}; }, Shape{ws[0]});
+        return Choice{{w, x, b}, w};
+      }
+      case Signature::concat: {
+        auto x = positionWhere([](const Shape& s) { return !s.empty(); });
+        if (!x) return std::nullopt;
+        const Shape xs = shapeAt(*x);
+        std::size_t y = *positionWhere([&](const Shape& s) {
+          return s.size() == xs.size() && std::equal(s.begin() + 1, s.end(), xs.begin() + 1);
+        });
+        return Choice{{*x, y}, x};
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Attributes of the op's schema, drawn in schema order. `subject` is the argument they refer
+  // to; `shape` fixes a constant's shape.
+  json drawAttributes(OpKind kind, std::optional<std::size_t> subject, std::optional<Shape> shape = std::nullopt) {
+    json attrs = json::object();
+    for (const AttrSpec<T>& spec : ops::attributes<T>(kind))
+      attrs[std::string(spec.name)] = drawAttribute(spec.name, ops::signature(kind), subject, shape, attrs);
+    return attrs;
+  }
+
+  json drawAttribute(std::string_view name, Signature signature, std::optional<std::size_t> subject,
+                     const std::optional<Shape>& shape, const json& drawn) {
+    auto rows = [&] { return shapeAt(*subject)[0]; };
+    if (name == "c") return value();
+    if (name == "lo") return pick_.pick(std::vector<std::string>{"-2", "-1", "-1/2", "0"});
+    if (name == "hi") return pick_.pick(std::vector<std::string>{"0", "1/2", "1", "2"});
+    if (name == "axis") return pick_.below(shapeAt(*subject).size());
+    if (name == "start") return pick_.below(rows());
+    if (name == "len") return 1 + pick_.below(rows() - drawn["start"].get<std::size_t>());
+    if (name == "shape") {
+      if (signature == Signature::none) return dims(shape ? *shape : pick_.pick(kShapes));
+      const Shape& x = shapeAt(*subject);
+      if (signature == Signature::reshape) {
+        std::size_t n = elementCount(x);
+        return dims(x.size() == 1 ? Shape{1, n} : Shape{n});
+      }
+      Shape target{2};  // broadcast: one leading copy axis
+      for (std::size_t d : x) target.push_back(d);
+      return dims(target);
+    }
+    if (name == "values") {
+      std::vector<std::size_t> of = drawn["shape"];
+      return values(elementCount(Shape(of.begin(), of.end())));
+    }
+    if (name == "key") return dataKey(signature, *subject);
+    assert(false && "the generator has no drawer for this attribute; add one here");
+    return {};
+  }
+
+  // A new data entry for the subject: an index list for ops that select rows, otherwise a tensor
+  // of the subject's shape.
+  std::string dataKey(Signature signature, std::size_t subject) {
+    const Shape& x = shapeAt(subject);
+    if (signature == Signature::leadingAxis) {
+      std::vector<std::size_t> rows(1 + pick_.below(3));
+      for (std::size_t& r : rows) r = pick_.below(x[0]);
+      std::string key = fmt::format("g{}", dataKeys_++);
+      data_[key] = {{"indices", rows}};
+      builder_->addIndexList(key, rows);
+      return key;
+    }
+    std::string key = fmt::format("m{}", dataKeys_++);
+    data_[key] = {{"shape", dims(x)}, {"values", values(elementCount(x))}};
+    auto declared = builder_->addDataTensor(key, x);
+    assert(declared);
+    (void)declared;
+    return key;
+  }
+
+  void chooseOutputAndSeeds(json& doc) {
+    std::size_t count = positions();
+    std::size_t inputs = inputShapes_.size();
+    std::size_t output = count - 1;
+    if (pick_.percent(15)) output = pick_.below(inputs);
+    else if (pick_.percent(25) && count > inputs) output = inputs + pick_.below(count - inputs);
+    doc["output"] = output;
+    std::vector<Shape> shapes;
+    for (std::size_t p = 0; p < count; ++p) shapes.push_back(shapeAt(p));
+    chooseSeeds<T>(pick_, shapes, output, doc);
+  }
+
+  Choices pick_;
+  int size_;
+  std::vector<Shape> inputShapes_;
+  std::optional<GraphBuilder<T>> builder_;
+  json inputsJson_ = json::array(), nodes_ = json::array(), values_ = json::array(), data_ = json::object();
+  std::vector<int> degree_;
+  std::size_t dataKeys_ = 0;
+  const std::vector<OpKind> allowed_ = allowedOps();
+  const OpKind fallbackOp_ = firstWith(Signature::any, false);
+  const OpKind constantOp_ = firstWith(Signature::none, true);
+};
+
+}  // namespace tc::gen::detail

@@ -1,0 +1,20 @@
+#pragma once
+// Random well-typed cases. A case is a document in the file format (docs/semantics.md §4), so
+// what is generated, shrunk, saved and replayed is one representation.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+
+namespace tc::gen {
+
+//! A random case document that loads on carrier T: a well-typed graph, input values, data, an
+//! output and seeds. `size` (0..100) scales the number of nodes. Deterministic in `seed`.
+template <class T>
+nlohmann::json randomCase(std::uint64_t seed, int size);
+
+//! The same graph, data and output with fresh input values and seeds, drawn as for a generated
+//! case. A document that does not load on T comes back unchanged.
+template <class T>
+nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed);
+
+}  // namespace tc::gen

@@ -1,0 +1,54 @@
+#pragma once
+// Shrinking case documents (the file format, docs/semantics.md §4): delete a node (rerouting its
+// users to an earlier position of the same shape, its own argument first), turn a constant into
+// an input, drop unused inputs and data, shrink input dimensions, simplify values toward 0 and 1,
+// and seed packs toward one-hot.
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/io/case_file.h"
+
+namespace tc::gen {
+
+//! A case document and the case it loads as on carrier T, parsed once and shared.
+template <class T>
+struct LoadedDoc {
+  nlohmann::json doc;
+  std::shared_ptr<const Case<T>> loaded;
+};
+
+//! `doc` with the case it loads as on T, or nullopt when it does not load.
+template <class T>
+std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc);
+
+//! Smaller variants of a case, each of which loads on carrier T. A document without input
+//! values has none.
+template <class T>
+std::vector<LoadedDoc<T>> shrinksOf(const LoadedDoc<T>& doc);
+//! The same for a document not loaded yet (none when it does not load).
+template <class T>
+std::vector<LoadedDoc<T>> shrinksOf(const nlohmann::json& doc);
+
+//! Greedy shrinking outside RapidCheck: repeatedly takes the first shrink for which `stillFails`
+//! holds, until none does. Returns the smallest case found and how many steps it took.
+template <class T, class Predicate>
+std::pair<LoadedDoc<T>, std::size_t> shrinkWhile(LoadedDoc<T> doc, Predicate&& stillFails) {
+  std::size_t steps = 0;
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (auto& candidate : shrinksOf<T>(doc))
+      if (stillFails(candidate)) {
+        doc = std::move(candidate);
+        ++steps;
+        progressed = true;
+        break;
+      }
+  }
+  return {std::move(doc), steps};
+}
+
+}  // namespace tc::gen

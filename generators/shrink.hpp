@@ -1,0 +1,252 @@
+#pragma once
+// Graph-aware shrinking of case documents: every candidate is strictly smaller somewhere, loads
+// on the carrier, and is parsed exactly once.
+#include <fmt/format.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/io/case_file.hpp"
+#include "core/ops/library.hpp"
+#include "generators/shrink.h"
+
+namespace tc::gen {
+namespace detail {
+
+using nlohmann::json;
+
+// Renumbers every position reference of a document: `map` returns the new position, or nullopt
+// when the reference cannot survive (the candidate is then abandoned).
+inline bool remapPositions(json& doc, std::size_t firstNode, const std::function<std::optional<std::size_t>(std::size_t)>& map) {
+  for (std::size_t j = firstNode; j < doc["nodes"].size(); ++j) {
+    json& node = doc["nodes"][j];
+    if (!node.contains("args")) continue;
+    for (json& arg : node["args"]) {
+      auto p = map(arg.get<std::size_t>());
+      if (!p) return false;
+      arg = *p;
+    }
+  }
+  if (doc.contains("output")) {
+    auto p = map(doc["output"].get<std::size_t>());
+    if (!p) return false;
+    doc["output"] = *p;
+  }
+  if (doc.contains("seeds")) {
+    json seeds = json::object();
+    for (const auto& [key, values] : doc["seeds"].items()) {
+      auto p = map(std::stoul(key));
+      if (p && !seeds.contains(std::to_string(*p))) seeds[std::to_string(*p)] = values;
+    }
+    doc["seeds"] = seeds;
+  }
+  return true;
+}
+
+template <class T>
+void deleteNodeCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  const std::size_t inputs = graph.inputs.size();
+  for (std::size_t k = graph.nodes.size(); k-- > 0;) {
+    const std::size_t q = inputs + k;
+    // Reroute users of q to its own argument of the same shape, else the latest earlier position.
+    std::optional<std::size_t> replacement;
+    for (std::size_t a : graph.nodes[k].args)
+      if (!replacement && graph.shapeAt(a) == graph.shapeAt(q)) replacement = a;
+    for (std::size_t p = q; !replacement && p-- > 0;)
+      if (graph.shapeAt(p) == graph.shapeAt(q)) replacement = p;
+    json candidate = doc;
+    candidate["nodes"].erase(k);
+    bool ok = remapPositions(candidate, k, [&](std::size_t p) -> std::optional<std::size_t> {
+      if (p < q) return p;
+      if (p > q) return p - 1;
+      return replacement;
+    });
+    if (ok) out.push_back(std::move(candidate));
+  }
+}
+
+// A const node turned into an input holding the same values: one node fewer, and the values
+// become simplifiable like any input's.
+template <class T>
+void constToInputCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  const std::size_t inputs = graph.inputs.size();
+  for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
+    if (ops::signature(graph.nodes[k].op) != Signature::none) continue;
+    const std::size_t q = inputs + k;
+    json candidate = doc;
+    const json node = candidate["nodes"][k];
+    candidate["nodes"].erase(k);
+    candidate["inputs"].push_back(json{{"shape", node["attrs"]["shape"]}});
+    candidate["values"].push_back(node["attrs"]["values"]);
+    // Positions below q shift up by one (a new input comes first); q becomes that input.
+    bool ok = remapPositions(candidate, 0, [&](std::size_t p) -> std::optional<std::size_t> {
+      if (p < inputs) return p;
+      if (p < q) return p + 1;
+      if (p == q) return inputs;
+      return p;
+    });
+    if (ok) out.push_back(std::move(candidate));
+  }
+}
+
+template <class T>
+void dropInputCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  for (std::size_t i = graph.inputs.size(); i-- > 0;) {
+    if (graph.inputs.size() == 1 && graph.nodes.empty()) break;
+    json candidate = doc;
+    candidate["inputs"].erase(i);
+    if (candidate.contains("values")) candidate["values"].erase(i);
+    bool ok = remapPositions(candidate, 0, [&](std::size_t p) -> std::optional<std::size_t> {
+      if (p == i) return std::nullopt;
+      return p > i ? p - 1 : p;
+    });
+    if (ok) out.push_back(std::move(candidate));
+  }
+}
+
+// Input i with dimension `axis` one smaller: the last slice along that axis is dropped.
+inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
+  for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
+    std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
+    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+      if (shape[axis] <= 1) continue;
+      std::size_t inner = 1;
+      for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+      json values = json::array();
+      const json& old = doc["values"][i];
+      for (std::size_t flat = 0; flat < old.size(); ++flat)
+        if ((flat / inner) % shape[axis] != shape[axis] - 1) values.push_back(old[flat]);
+      json candidate = doc;
+      candidate["inputs"][i]["shape"][axis] = shape[axis] - 1;
+      candidate["values"][i] = values;
+      out.push_back(std::move(candidate));
+    }
+  }
+}
+
+// How simple a value is: 0, then 1, then -1, then anything else. Every candidate is strictly
+// simpler somewhere, so shrinking always ends.
+inline int simplicity(const json& value) {
+  if (value == "0") return 0;
+  if (value == "1") return 1;
+  if (value == "-1") return 2;
+  return 3;
+}
+
+// All values of `tensor` set to 0, or to 1 when none is 0; then single values made simpler.
+inline void simplifyValues(const json& doc, const json::json_pointer& tensor, std::vector<json>& out) {
+  const json& values = doc[tensor];
+  int simplest = 3, mostComplex = 0;
+  for (const json& v : values) {
+    simplest = std::min(simplest, simplicity(v));
+    mostComplex = std::max(mostComplex, simplicity(v));
+  }
+  for (const char* to : {"0", "1"}) {
+    if (mostComplex <= simplicity(to) || (simplest < simplicity(to))) continue;
+    json candidate = doc;
+    for (json& v : candidate[tensor]) v = to;
+    out.push_back(std::move(candidate));
+  }
+  for (std::size_t i = 0; i < values.size() && i < 16; ++i)
+    for (const char* to : {"0", "1", "-1"}) {
+      if (simplicity(to) >= simplicity(values[i])) break;
+      json candidate = doc;
+      candidate[tensor][i] = to;
+      out.push_back(std::move(candidate));
+    }
+}
+
+// Input values, then per node its value-list attributes (a constant's values) and its value
+// attributes toward their neutral value (scale's c toward 1), then data tensors.
+template <class T>
+void valueCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  using ptr = json::json_pointer;
+  for (std::size_t i = 0; i < doc["values"].size(); ++i) simplifyValues(doc, ptr("/values/" + std::to_string(i)), out);
+  for (std::size_t k = 0; k < graph.nodes.size(); ++k) {
+    for (const AttrSpec<T>& spec : ops::attributes<T>(graph.nodes[k].op)) {
+      const std::string at = fmt::format("/nodes/{}/attrs/{}", k, spec.name);
+      if (std::holds_alternative<std::vector<T> Attrs<T>::*>(spec.field)) simplifyValues(doc, ptr(at), out);
+      if (!spec.neutral.empty() && simplicity(doc[ptr(at)]) > simplicity(spec.neutral)) {
+        json candidate = doc;
+        candidate[ptr(at)] = spec.neutral;
+        out.push_back(std::move(candidate));
+      }
+    }
+  }
+  if (doc.contains("data"))
+    for (const auto& [key, entry] : doc["data"].items())
+      if (entry.contains("values")) simplifyValues(doc, ptr("/data/" + key + "/values"), out);
+}
+
+// Data entries no node reads.
+inline void unusedDataCandidates(const json& doc, std::vector<json>& out) {
+  if (!doc.contains("data")) return;
+  for (const auto& [key, entry] : doc["data"].items()) {
+    bool used = false;
+    for (const json& node : doc["nodes"])
+      used = used || (node.contains("attrs") && node["attrs"].contains("key") && node["attrs"]["key"] == key);
+    if (used) continue;
+    json candidate = doc;
+    candidate["data"].erase(key);
+    if (candidate["data"].empty()) candidate.erase("data");
+    out.push_back(std::move(candidate));
+  }
+}
+
+inline void seedCandidates(const json& doc, std::vector<json>& out) {
+  if (doc.contains("seed")) {
+    json candidate = doc;
+    candidate.erase("seed");  // the default: ones at the output
+    out.push_back(std::move(candidate));
+    simplifyValues(doc, json::json_pointer("/seed"), out);
+  }
+  if (doc.contains("seeds")) {
+    for (const auto& [key, values] : doc["seeds"].items()) {
+      if (doc["seeds"].size() > 1) {
+        json candidate = doc;
+        candidate["seeds"].erase(key);
+        out.push_back(std::move(candidate));
+      }
+      simplifyValues(doc, json::json_pointer("/seeds/" + key), out);
+    }
+  }
+}
+
+}  // namespace detail
+
+template <class T>
+std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc) {
+  auto loaded = parseCase<T>(doc.dump());
+  if (!loaded) return std::nullopt;
+  return LoadedDoc<T>{std::move(doc), std::make_shared<const Case<T>>(std::move(*loaded))};
+}
+
+template <class T>
+std::vector<LoadedDoc<T>> shrinksOf(const LoadedDoc<T>& original) {
+  std::vector<LoadedDoc<T>> valid;
+  if (!original.doc.contains("values")) return valid;  // a user's graph without values: nothing to shrink
+  nlohmann::json doc = original.doc;
+  if (!doc.contains("nodes")) doc["nodes"] = nlohmann::json::array();  // optional in the format
+  const Graph<T>& graph = original.loaded->graph;
+  std::vector<nlohmann::json> candidates;
+  detail::deleteNodeCandidates(doc, graph, candidates);
+  detail::constToInputCandidates(doc, graph, candidates);
+  detail::dropInputCandidates(doc, graph, candidates);
+  detail::unusedDataCandidates(doc, candidates);
+  detail::shrinkDimensionCandidates(doc, candidates);
+  detail::valueCandidates(doc, graph, candidates);
+  detail::seedCandidates(doc, candidates);
+  for (auto& candidate : candidates)
+    if (auto loaded = loadDoc<T>(std::move(candidate))) valid.push_back(std::move(*loaded));
+  return valid;
+}
+
+template <class T>
+std::vector<LoadedDoc<T>> shrinksOf(const nlohmann::json& doc) {
+  auto loaded = loadDoc<T>(doc);
+  if (!loaded) return {};
+  return shrinksOf(*loaded);
+}
+
+}  // namespace tc::gen
