@@ -24,15 +24,15 @@ Verdict linearity(const Case<T>& c) {
     auto left = compiled->saved().run(k, u);
     auto right = compiled->saved().run(k, w);
     if (whole.support.size() != left.support.size() || whole.support.size() != right.support.size())
-      return Verdict::fail(fmt::format("node {}: the support changes with the cotangent", k));
+      return Verdict::fail(describeNode(c.graph, k) + ": the support changes with the cotangent");
     for (std::size_t s = 0; s < whole.support.size(); ++s) {
       Tensor<T> expected = left.support[s].second;
       for (std::size_t i = 0; i < expected.size(); ++i)
         expected[i] = a * left.support[s].second[i] + b * right.support[s].second[i];
       std::string d = packDifference(Pack<T>{whole.support[s].second}, Pack<T>{expected});
       if (!d.empty())
-        return Verdict::fail(fmt::format("node {} ({}), contribution to position {}: vjp(a·u + b·w) vs a·vjp(u) + b·vjp(w): {}",
-                                         k, ops::nodeLabel(c.graph.nodeAt(k).op, c.graph.nodeAt(k).attrs), whole.support[s].first, d.substr(d.find(':') + 2)));
+        return Verdict::fail(fmt::format("{}, contribution to position {}: vjp(a·u + b·w) vs a·vjp(u) + b·vjp(w): {}",
+                                         describeNode(c.graph, k), whole.support[s].first, d.substr(d.find(':') + 2)));
     }
   }
   return Verdict::pass();
