@@ -16,7 +16,7 @@
 namespace tc {
 namespace {
 
-enum class Fault { none, singleOutputForgetsAncestor, matmulTermTransposed };
+enum class Fault { none, singleOutputForgetsAncestor, matmulTermTransposed, backwardFails };
 
 //! Whether the test engine reports how many node programs its single-output pass ran.
 enum class Counting { reported, unreported };
@@ -67,6 +67,7 @@ class TestExecution final : public Execution<T> {
 
   Result<Pack<T>> reverse(Pack<T> gradients, const std::vector<bool>& visit) const {
     if (gradients.size() != graph_.positionCount()) return fail("the seed pack does not match the graph");
+    if (fault_ == Fault::backwardFails) return fail("the backward pass is broken");  // the fault
     for (std::size_t p = graph_.positionCount(); p-- > graph_.inputs.size();) {
       if (!visit[p]) continue;
       auto local = localContribution<T>(graph_, context_, data_, p, gradients[p]);
@@ -197,6 +198,32 @@ TEST(FaultyEngine, ATransposedMatmulTermFailsOnlyTheDenseBackwardProperties) {
     for (const std::string& name : failed)
       EXPECT_NE(std::find(allowed.begin(), allowed.end(), name), allowed.end()) << name << ", seed " << seed;
   }
+}
+
+// An engine whose every backward call fails compares nothing: each property that runs a backward
+// pass fails, determinism included (two identical failures are not identical results).
+TEST(FaultyEngine, ABackwardThatAlwaysFailsFailsEveryPropertyThatRunsOne) {
+  for (std::uint64_t seed : {1, 2, 3})
+    EXPECT_EQ(failingProperties(TestEngine<Rational>(Fault::backwardFails), 100, seed),
+              (Names{"compileChecked_backwardDenseFrom", "compileChecked_backwardDenseFrom_eq_tape",
+                     "backwardDenseAllFrom_eq_dense", "determinism", "adjoint_identity"}))
+        << "seed " << seed;
+  const auto* determinism = props::findProperty<Rational>("determinism");
+  ASSERT_NE(determinism, nullptr);
+  props::PropertyRun run = props::runProperty(*determinism, TestEngine<Rational>(Fault::backwardFails), {100, 1});
+  ASSERT_TRUE(run.failure);
+  EXPECT_EQ(run.failure->verdict.why, "backwardDenseFrom failed: the backward pass is broken");
+}
+
+// A domain failure on both compiles is skipped, not passed: nothing was compared.
+TEST(FaultyEngine, DeterminismSkipsCasesThatFailToCompileOnBothSides) {
+  const auto* determinism = props::findProperty<Rational>("determinism");
+  ASSERT_NE(determinism, nullptr);
+  nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": []}],
+      "nodes": [{"op": "inv", "args": [0]}], "values": [["0"]]})");
+  props::Verdict verdict = props::checkDocument(*determinism, TestEngine<Rational>(Fault::none), doc);
+  EXPECT_TRUE(verdict.holds);
+  EXPECT_EQ(verdict.skipped, "domain failure");
 }
 
 template <class T>
