@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/support/mutants.h"
+#include "core/graph/pack_checks.hpp"
 #include "core/runtime/compiled.h"
 #include "core/runtime/saved_graph.hpp"
 
@@ -148,12 +149,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
 template <class T>
 Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t output, const Tensor<T>& seed) const {
   const Graph<T>& graph = this->graph();
-  if (output >= graph.positionCount())
-    return fail(fmt::format("output position {} is out of range (the graph has {} positions)", output,
-                            graph.positionCount()));
-  if (seed.shape != graph.shapeAt(output) || seed.size() != elementCount(seed.shape))
-    return fail(fmt::format("seed has shape {}, position {} has shape {}", formatShape(seed.shape), output,
-                            formatShape(graph.shapeAt(output))));
+  if (auto ok = checkOutputSeed(graph, output, seed); !ok) return std::unexpected(ok.error());
   if constexpr (Carrier<T>::caps.storageEquality) {
 #ifdef TAPECHECK_MUTANTS
     if (TC_MUTANT(34)) {  // a memo keyed by the output position alone: a new seed gets the old result

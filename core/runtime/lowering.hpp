@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/support/mutants.h"
-#include "core/graph/builder.hpp"
+#include "core/graph/pack_checks.hpp"
 #include "core/graph/node_program.hpp"
 #include "core/runtime/lowering.h"
 #include "core/runtime/tape.hpp"

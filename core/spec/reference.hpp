@@ -2,7 +2,8 @@
 #include <cassert>
 
 #include "core/support/mutants.h"
-#include "core/graph/builder.hpp"
+#include "core/graph/node_program.hpp"
+#include "core/graph/pack_checks.hpp"
 #include "core/spec/reference.h"
 
 namespace tc::spec {
