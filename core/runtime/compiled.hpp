@@ -9,6 +9,7 @@
 #include "core/support/mutants.h"
 #include "core/graph/pack_checks.hpp"
 #include "core/runtime/compiled.h"
+#include "core/runtime/forward.hpp"
 #include "core/runtime/saved_graph.hpp"
 
 namespace tc {

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "core/graph/node_program.h"
+#include "core/runtime/forward.h"
 #include "core/runtime/lowering.h"
 
 namespace tc {
