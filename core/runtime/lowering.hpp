@@ -29,7 +29,8 @@ TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::share
     LocalContribution<T> c = localContribution<T>(graph, *context, data, position, upstream);
     if (c.isDense) {
       Contributions<T> all;
-      for (std::size_t p = 0; p < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
+      // The fault leaves out the position just below the node (a bound one short).
+      for (std::size_t p = 0; p + TC_MUTANT(32) < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
       return all;
     }
     Contributions<T> all;

@@ -38,7 +38,7 @@ constexpr std::array<MutantInfo, 35> kMutants{{
     {29, "tape-error-message", "validation and errors", "core/runtime/lowering.hpp lowerToTapeChecked", "the domain error loses its 'node k (op)' prefix on this path"},
     {30, "checked-forward-skips-log-check", "validation and errors", "core/runtime/forward.hpp evaluateChecked", "the checked forward behind compileChecked (and every checked runtime path) forwards log without its domain check"},
     {31, "saved-error-prefixed", "validation and errors", "core/runtime/saved_graph.hpp lowerChecked", "SavedGraph::lowerChecked prefixes its domain error with 'lowerChecked: ', so it differs from the other paths'"},
-    {32, "eval-skips-log-check", "forward and eval", "core/spec/reference.hpp eval", "the reference eval forwards log without its domain check"},
+    {32, "tape-opaque-bound-short", "tape lowering", "core/runtime/lowering.hpp denseTapeNode", "an opaque node's tape closure leaves out the position just below it (a bound one short)"},
     {33, "unchecked-eval-swaps-sub", "forward and eval", "core/runtime/forward.hpp evaluateUnchecked", "the unchecked evaluation computes sub(b, a)"},
     {34, "single-seed-ignored", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "the single-output pass starts from ones at the output, not from the given seed"},
     {35, "saved-tape-parents-deduplicated", "tape lowering", "core/runtime/saved_graph.hpp toTape", "a repeated parent (add(x, x)) is recorded once"},
