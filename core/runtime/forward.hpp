@@ -15,7 +15,7 @@ Tensor<T> forwardUnchecked(const Graph<T>& graph, std::span<const Tensor<T>> con
                            std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = argumentValues(node, context);
-  if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);  // computes sub(b, a)
+  if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);  // the fault: sub(b, a)
   return forwardNode(OpCall<T>{node, {args.data(), args.size()}, graph.schema, data});
 }
 
@@ -39,7 +39,7 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
   context->reserve(graph.positionCount());
   const std::shared_ptr<const Context<T>> shared = context;  // what onNode sees
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    auto value = TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log  // log without its domain check
+    auto value = TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log  // the fault: log unchecked
                      ? Result<Tensor<T>>(detail::forwardUnchecked<T>(graph, *context, data, p))
                      : validateAndForward<T>(graph, *context, data, p);
     if (!value) return std::unexpected(value.error());

@@ -77,13 +77,13 @@ Result<TapeAndContext<T>> lowerToTapeChecked(const Graph<T>& graph, const Pack<T
   // then each node's tape node right after its value.
   Tape<T> tape;
   tape.nodes.reserve(graph.positionCount());
-  for (std::size_t i = 0; i + TC_MUTANT(20) < inputs.size(); ++i)  // 20: the last input gets no leaf
-    tape.nodes.push_back(leafTapeNode(inputs[TC_MUTANT(22) && i > 0 ? i - 1 : i]));  // 22: a stale value
+  for (std::size_t i = 0; i + TC_MUTANT(20) < inputs.size(); ++i)  // the fault: no leaf for the last input
+    tape.nodes.push_back(leafTapeNode(inputs[TC_MUTANT(22) && i > 0 ? i - 1 : i]));  // the fault: a stale value
   auto appendTapeNode = [&](std::size_t p, const std::shared_ptr<const Context<T>>& context) {
     tape.nodes.push_back(denseTapeNode<T>(graph, data, context, p));
   };
   auto context = evaluateChecked(graph, inputs, data, appendTapeNode);
-  if (!context)  // 29: the message loses its "node k (op): " prefix on this path
+  if (!context)  // the fault: the message loses its "node k (op): " prefix on this path only
     return fail(context.error().message.substr(TC_MUTANT(29) ? context.error().message.find(": ") + 2 : 0));
   return TapeAndContext<T>{std::move(tape), std::move(*context)};
 }

@@ -18,7 +18,7 @@ template <class T>
 Result<SavedAndContext<T>> SavedGraph<T>::lowerChecked(const Graph<T>& graph, const Pack<T>& inputs,
                                                        const Data<T>& data) {
   auto context = evaluateChecked(graph, inputs, data);
-  if (!context) return fail((TC_MUTANT(31) ? "lowerChecked: " : "") + context.error().message);  // 31: prefixed
+  if (!context) return fail((TC_MUTANT(31) ? "lowerChecked: " : "") + context.error().message);  // the fault: prefixed
   return SavedAndContext<T>{SavedGraph(graph, data, *context), *context};
 }
 
