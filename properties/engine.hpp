@@ -2,7 +2,7 @@
 // The built-in engines behind the engine interface.
 #include <cassert>
 
-#include "core/graph/builder.h"
+#include "core/graph/pack_checks.h"
 #include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "core/runtime/lowering.h"
@@ -19,11 +19,7 @@ class DenseSingleOutput : public Execution<T> {
  public:
   explicit DenseSingleOutput(const Graph<T>& graph) : graph_(graph) {}
   Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
-    if (output >= graph_.positionCount())
-      return fail(fmt::format("output position {} is out of range ({} positions)", output, graph_.positionCount()));
-    if (seed.shape != graph_.shapeAt(output) || seed.size() != elementCount(seed.shape))
-      return fail(fmt::format("seed has shape {}, position {} has shape {}", formatShape(seed.shape), output,
-                              formatShape(graph_.shapeAt(output))));
+    if (auto ok = checkOutputSeed(graph_, output, seed); !ok) return std::unexpected(ok.error());
     auto gradients = this->backwardDense(singleSeedPack(graph_, output, seed));
     if (!gradients) return std::unexpected(gradients.error());
     return SingleOutputResult<T>{std::move(*gradients), std::nullopt};

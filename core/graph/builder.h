@@ -4,6 +4,7 @@
 
 #include "core/graph/graph.h"
 #include "core/graph/node_program.h"
+#include "core/graph/pack_checks.h"
 
 namespace tc {
 
@@ -35,15 +36,5 @@ class GraphBuilder {
   Graph<T> graph_;
   std::size_t elements_;  // in all positions so far, at most kMaxGraphElements
 };
-
-//! Checks that `inputs` fit the graph's input shapes.
-template <class T>
-Result<void> checkInputs(const Graph<T>& graph, const Pack<T>& inputs);
-//! Checks that `data` holds exactly the schema's tensor keys with their shapes.
-template <class T>
-Result<void> checkData(const Graph<T>& graph, const Data<T>& data);
-//! Checks that a seed pack has one tensor per position, each of that position's shape.
-template <class T>
-Result<void> checkSeedPack(const Graph<T>& graph, const Pack<T>& seeds);
 
 }  // namespace tc

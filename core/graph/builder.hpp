@@ -77,42 +77,4 @@ Result<std::size_t> GraphBuilder<T>::addOpaque(std::string_view name, std::vecto
   return add(OpKind::opaque, std::move(args), std::move(attrs), std::move(declared));
 }
 
-template <class T>
-Result<void> checkInputs(const Graph<T>& graph, const Pack<T>& inputs) {
-  if (inputs.size() != graph.inputs.size())
-    return fail(fmt::format("the graph has {} inputs, {} were given", graph.inputs.size(), inputs.size()));
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].shape != graph.inputs[i] || inputs[i].size() != elementCount(graph.inputs[i]))
-      return fail(fmt::format("input {} has shape {}, the graph expects {}", i, formatShape(inputs[i].shape),
-                              formatShape(graph.inputs[i])));
-  return {};
-}
-
-template <class T>
-Result<void> checkData(const Graph<T>& graph, const Data<T>& data) {
-  for (const auto& [key, shape] : graph.schema.tensors) {
-    auto entry = data.find(key);
-    if (entry == data.end()) return fail(fmt::format("data tensor {} is missing", quote(key)));
-    if (entry->second.shape != shape || entry->second.size() != elementCount(shape))
-      return fail(fmt::format("data tensor {} has shape {}, the schema says {}", quote(key),
-                              formatShape(entry->second.shape), formatShape(shape)));
-  }
-  for (const auto& entry : data)
-    if (!graph.schema.tensors.contains(entry.first))
-      return fail(fmt::format("data tensor {} is not in the graph's schema", quote(entry.first)));
-  return {};
-}
-
-template <class T>
-Result<void> checkSeedPack(const Graph<T>& graph, const Pack<T>& seeds) {
-  if (seeds.size() != graph.positionCount())
-    return fail(fmt::format("a seed pack needs {} tensors (one per position), got {}", graph.positionCount(),
-                            seeds.size()));
-  for (std::size_t p = 0; p < seeds.size(); ++p)
-    if (seeds[p].shape != graph.shapeAt(p) || seeds[p].size() != elementCount(graph.shapeAt(p)))
-      return fail(fmt::format("seed at position {} has shape {}, the position has shape {}", p,
-                              formatShape(seeds[p].shape), formatShape(graph.shapeAt(p))));
-  return {};
-}
-
 }  // namespace tc

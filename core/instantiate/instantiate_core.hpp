@@ -4,6 +4,7 @@
 #include "core/graph/builder.hpp"
 #include "core/graph/node_program.hpp"
 #include "core/ops/opaque.hpp"
+#include "core/graph/pack_checks.hpp"
 #include "core/io/case_file.hpp"
 #include "core/io/listing.hpp"
 #include "core/spec/reference.hpp"
@@ -14,6 +15,7 @@
   template Result<void> checkInputs<T>(const Graph<T>&, const Pack<T>&);                                       \
   template Result<void> checkData<T>(const Graph<T>&, const Data<T>&);                                         \
   template Result<void> checkSeedPack<T>(const Graph<T>&, const Pack<T>&);                                     \
+  template Result<void> checkOutputSeed<T>(const Graph<T>&, std::size_t, const Tensor<T>&);                    \
   template Result<Shape> inferShape<T>(OpKind, const ShapeCall<T>&);                                           \
   template DomainError validateNode<T>(OpKind, const OpCall<T>&);                                              \
   template Tensor<T> forwardNode<T>(OpKind, const OpCall<T>&);                                                 \

@@ -4,7 +4,6 @@
 // bit for bit in linear time, and a single-output pass that visits only what it must.
 #include <limits>
 #include <memory>
-#include <optional>
 #include <span>
 
 #include "core/runtime/saved_graph.h"
@@ -97,9 +96,6 @@ class Compiled {
   mutable std::vector<std::uint32_t> stamp_;
   mutable std::vector<std::uint32_t> slot_;
   mutable std::uint32_t generation_ = 0;
-#ifdef TAPECHECK_MUTANTS
-  mutable std::optional<std::pair<std::size_t, SingleOutputGradients<T>>> mutantMemo_;  // mutant 34 only
-#endif
 };
 
 //! Validates and evaluates each node once, in graph order, recording its saved program.

@@ -2,12 +2,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <queue>
 #include <utility>
 
 #include "core/support/mutants.h"
+#include "core/graph/pack_checks.hpp"
 #include "core/runtime/compiled.h"
+#include "core/runtime/forward.hpp"
 #include "core/runtime/saved_graph.hpp"
 
 namespace tc {
@@ -58,7 +59,7 @@ template <class T>
 Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_ptr<const Context<T>> context)
     : saved_(graph, data, context), context_(std::move(context)) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
-    if (graph.nodeAt(p).op == OpKind::opaque) highestOpaque_ = p;
+    if (ops::isDense(graph.nodeAt(p).op) || TC_MUTANT(25)) highestOpaque_ = p;  // the fault: every node is opaque
   auto offsets = std::make_shared<std::vector<std::size_t>>(1, 0);
   for (std::size_t p = 0; p < graph.positionCount(); ++p) offsets->push_back(offsets->back() + elementCount(graph.shapeAt(p)));
   offsets_ = std::move(offsets);
@@ -88,9 +89,9 @@ Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
   Pack<T> gradients;
   gradients.reserve(seed.size());
   for (std::size_t p = 0; p < seed.size(); ++p) {
-    std::size_t slot = p;
-    if (TC_MUTANT(27) && p > 0 && flat.at(p - 1).size() == flat.at(p).size()) slot = p - 1;  // off by one
-    std::span<const T> values = flat.at(slot);
+    // The fault reads position p's gradient from slot p - 1 (when their sizes agree).
+    const bool offByOne = TC_MUTANT(27) && p > 0 && flat.at(p - 1).size() == flat.at(p).size();
+    std::span<const T> values = flat.at(offByOne ? p - 1 : p);
     gradients.push_back(Tensor<T>(seed[p].shape, std::vector<T>(values.begin(), values.end())));
   }
   return gradients;
@@ -131,10 +132,10 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
       for (std::size_t p = 0; p < k; ++p) write(p, c.dense[p]);
     } else {
       for (std::size_t s = 0; s < c.support.size(); ++s) {
-        std::size_t p = c.support[s].first;
-        if (TC_MUTANT(16) && s == 0 && c.support.size() > 1 && g.at(c.support[1].first).size() == g.at(p).size())
-          p = c.support[1].first;  // the wrong slot
-        write(p, c.support[s].second);
+        // The fault writes the lowest target's local sum to the next target's slot (of the same size).
+        const bool nextSlot = TC_MUTANT(16) && s == 0 && c.support.size() > 1 &&
+                              g.at(c.support[1].first).size() == g.at(c.support[0].first).size();
+        write(c.support[nextSlot ? 1 : s].first, c.support[s].second);
       }
     }
     ++visits;
@@ -148,19 +149,8 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
 template <class T>
 Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t output, const Tensor<T>& seed) const {
   const Graph<T>& graph = this->graph();
-  if (output >= graph.positionCount())
-    return fail(fmt::format("output position {} is out of range (the graph has {} positions)", output,
-                            graph.positionCount()));
-  if (seed.shape != graph.shapeAt(output) || seed.size() != elementCount(seed.shape))
-    return fail(fmt::format("seed has shape {}, position {} has shape {}", formatShape(seed.shape), output,
-                            formatShape(graph.shapeAt(output))));
+  if (auto ok = checkOutputSeed(graph, output, seed); !ok) return std::unexpected(ok.error());
   if constexpr (Carrier<T>::caps.storageEquality) {
-#ifdef TAPECHECK_MUTANTS
-    if (TC_MUTANT(34)) {  // a memo keyed by the output position alone: a new seed gets the old result
-      if (!mutantMemo_ || mutantMemo_->first != output) mutantMemo_.emplace(output, supportPass(output, seed));
-      return mutantMemo_->second;
-    }
-#endif
     return supportPass(output, seed);
   } else {
     FlatPack<T> flat = zeroFlatPack();
@@ -181,8 +171,8 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   }
   std::vector<std::pair<std::size_t, Tensor<T>>> slots;
   std::priority_queue<std::size_t> pending;  // nodes above the opaque prefix awaiting their visit
-  std::size_t prefixEnd = highestOpaque_ == npos ? 0 : highestOpaque_ + 1;  // nodes below run densely
-  if (TC_MUTANT(26)) prefixEnd = 0;  // opaque nodes treated like compact ones
+  // Nodes below prefixEnd run densely (the fault: none do, and an opaque node runs only when reached).
+  const std::size_t prefixEnd = highestOpaque_ == npos || TC_MUTANT(26) ? 0 : highestOpaque_ + 1;
   auto slotFor = [&](std::size_t p) -> Tensor<T>& {
     if (stamp_[p] != generation_) {
       stamp_[p] = generation_;
@@ -195,20 +185,14 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   auto visit = [&](std::size_t k, const Tensor<T>& ct) {
     LocalContribution<T> c = saved_.run(k, ct);
     if (c.isDense) {
-      const auto& args = graph.nodeAt(k).args;
-      for (std::size_t p = 0; p < k; ++p)
-        if (!TC_MUTANT(26) || std::find(args.begin(), args.end(), p) != args.end())  // applied sparsely
-          kernels::addInto(slotFor(p), c.dense[p]);
+      for (std::size_t p = 0; p < k; ++p) kernels::addInto(slotFor(p), c.dense[p]);
     } else {
-      for (std::size_t s = 0; s < c.support.size(); ++s) {
-        if (TC_MUTANT(24) && s + 1 == c.support.size() && s > 0) break;  // forgets the last ancestor
+      // The fault: the last of several targets gets nothing (a bound one short).
+      for (std::size_t s = 0; s + (TC_MUTANT(24) && c.support.size() > 1) < c.support.size(); ++s)
         kernels::addInto(slotFor(c.support[s].first), c.support[s].second);
-      }
     }
   };
-  slotFor(output) = seed;
-  if (TC_MUTANT(25))  // also visits the output's successors
-    for (std::size_t p = output + 1; p < graph.positionCount(); ++p) slotFor(p);
+  slotFor(output) = TC_MUTANT(34) ? Tensor<T>::filled(seed.shape, one<T>()) : seed;  // the fault ignores the seed
   std::size_t programsRun = 0;
   while (!pending.empty()) {
     std::size_t k = pending.top();
@@ -217,15 +201,12 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
     visit(k, ct);
     ++programsRun;
   }
-  auto visitPrefixNode = [&](std::size_t k) {
+  // The dense prefix, highest first; a node that was never written has a zero cotangent.
+  for (std::size_t i = prefixEnd; i-- > graph.inputs.size();) {
+    const std::size_t k = TC_MUTANT(17) ? graph.inputs.size() + prefixEnd - 1 - i : i;  // the fault: lowest first
     Tensor<T> ct = stamp_[k] == generation_ ? slots[slot_[k]].second : kernels::zeros<T>(graph.shapeAt(k));
-    visit(k, ct);
-    programsRun += TC_MUTANT(28) ? 2 : 1;
-  };
-  if (TC_MUTANT(17)) {  // the prefix visited lowest first
-    for (std::size_t k = graph.inputs.size(); k < prefixEnd; ++k) visitPrefixNode(k);
-  } else {
-    for (std::size_t k = prefixEnd; k-- > graph.inputs.size();) visitPrefixNode(k);
+    visit(k, ct);  // ct is a copy: visiting may grow `slots`
+    programsRun += TC_MUTANT(28) ? 2 : 1;  // the fault counts twice
   }
   return SingleOutputGradients<T>{GradientView<T>(graph, std::move(slots)), programsRun};
 }

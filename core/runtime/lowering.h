@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/graph/graph.h"
+#include "core/runtime/forward.h"
 #include "core/runtime/tape.h"
 
 namespace tc {
@@ -20,22 +21,15 @@ struct TapeAndContext {
 template <class T>
 TapeAndContext<T> lowerGraphDataToTape(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
 
-//! Validates and evaluates every node into an indexed array, then builds the tape from it.
+//! Validates and evaluates every node into an indexed array (evaluateChecked), then builds the
+//! tape from it.
 template <class T>
 Result<TapeAndContext<T>> lowerToArrayChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
 
-//! Builds the tape node by node, validating each node before its forward value.
+//! Builds the tape node by node during the checked forward: each node's tape node right after
+//! its value.
 template <class T>
 Result<TapeAndContext<T>> lowerToTapeChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
-
-//! Every node's forward value without domain checks (precondition as for lowerGraphDataToTape).
-template <class T>
-std::shared_ptr<const Context<T>> evaluateUnchecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
-
-//! Checks inputs and data, then validates and evaluates each node once, in graph order.
-template <class T>
-Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, const Pack<T>& inputs,
-                                                          const Data<T>& data);
 
 //! The tape leaf of an input: no parents, an empty backward.
 template <class T>

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "core/support/mutants.h"
-#include "core/graph/builder.hpp"
 #include "core/graph/node_program.hpp"
+#include "core/runtime/forward.hpp"
 #include "core/runtime/lowering.h"
 #include "core/runtime/tape.hpp"
 
@@ -20,7 +20,7 @@ template <class T>
 TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::shared_ptr<const Context<T>> context,
                           std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
-  std::string name = node.op == OpKind::opaque ? node.attrs.opaque->name : std::string(opName(node.op));
+  std::string name = ops::isDense(node.op) ? node.attrs.opaque->name : std::string(opName(node.op));
   auto backward = [&graph, &data, context, position](const Tensor<T>& upstream) -> Result<Contributions<T>> {
     const Shape& shape = graph.shapeAt(position);
     if (upstream.shape != shape)
@@ -29,7 +29,8 @@ TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::share
     LocalContribution<T> c = localContribution<T>(graph, *context, data, position, upstream);
     if (c.isDense) {
       Contributions<T> all;
-      for (std::size_t p = 0; p < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
+      // The fault leaves out the position just below the node (a bound one short).
+      for (std::size_t p = 0; p + TC_MUTANT(32) < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
       return all;
     }
     Contributions<T> all;
@@ -41,42 +42,6 @@ TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::share
     return all;
   };
   return TapeNode<T>{std::move(name), (*context)[position], true, node.args, std::move(backward)};
-}
-
-template <class T>
-std::shared_ptr<const Context<T>> evaluateUnchecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
-  auto context = std::make_shared<Context<T>>(inputs);
-  context->reserve(graph.positionCount());
-  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    const Node<T>& node = graph.nodeAt(p);
-    auto args = detail::argumentValues(node, std::span<const Tensor<T>>(*context));
-    if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);
-    context->push_back(forwardNode(node.op, callOf<T>(node, args, graph.schema, data)));
-  }
-  return context;
-}
-
-template <class T>
-Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, const Pack<T>& inputs,
-                                                          const Data<T>& data) {
-  if (auto ok = checkInputs(graph, inputs); !ok) return std::unexpected(ok.error());
-  if (auto ok = checkData(graph, data); !ok) return std::unexpected(ok.error());
-  auto context = std::make_shared<Context<T>>(inputs);
-  context->reserve(graph.positionCount());
-  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    if (TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log) {  // forgets log's domain check
-      context->push_back(forwardAt<T>(graph, *context, data, p));
-      continue;
-    }
-    auto value = validateAndForward<T>(graph, *context, data, p);
-    if (!value && TC_MUTANT(31)) {  // the message names the position before the failing node
-      const std::string& message = value.error().message;
-      return fail(fmt::format("node {}{}", p - 1, message.substr(std::min(message.find(' ', 5), message.size()))));
-    }
-    if (!value) return std::unexpected(value.error());
-    context->push_back(std::move(*value));
-  }
-  return context;
 }
 
 template <class T>
@@ -108,29 +73,19 @@ Result<TapeAndContext<T>> lowerToArrayChecked(const Graph<T>& graph, const Pack<
 
 template <class T>
 Result<TapeAndContext<T>> lowerToTapeChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
-  if (auto ok = checkInputs(graph, inputs); !ok) return std::unexpected(ok.error());
-  if (auto ok = checkData(graph, data); !ok) return std::unexpected(ok.error());
-  auto context = std::make_shared<Context<T>>();
-  context->reserve(graph.positionCount());
+  // A leaf per input (inputs that do not fit fail the forward's check, and the tape is dropped),
+  // then each node's tape node right after its value.
   Tape<T> tape;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    context->push_back(inputs[i]);
-    if (TC_MUTANT(20) && i + 1 == inputs.size()) continue;  // the last input gets no leaf
-    tape.nodes.push_back(leafTapeNode(inputs[i]));
-  }
-  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    auto value = validateAndForward<T>(graph, *context, data, p);
-    if (!value && TC_MUTANT(29)) {  // a different message on this path
-      const std::string& message = value.error().message;
-      return fail(message.substr(message.find(": ") + 2));
-    }
-    if (!value) return std::unexpected(value.error());
-    context->push_back(std::move(*value));
+  tape.nodes.reserve(graph.positionCount());
+  for (std::size_t i = 0; i + TC_MUTANT(20) < inputs.size(); ++i)  // the fault: no leaf for the last input
+    tape.nodes.push_back(leafTapeNode(inputs[TC_MUTANT(22) && i > 0 ? i - 1 : i]));  // the fault: a stale value
+  auto appendTapeNode = [&](std::size_t p, const std::shared_ptr<const Context<T>>& context) {
     tape.nodes.push_back(denseTapeNode<T>(graph, data, context, p));
-    if (TC_MUTANT(22) && p > 0 && graph.shapeAt(p - 1) == graph.shapeAt(p))  // a stale buffer: the previous value
-      tape.nodes.back().value = (*context)[p - 1];
-  }
-  return TapeAndContext<T>{std::move(tape), std::move(context)};
+  };
+  auto context = evaluateChecked(graph, inputs, data, appendTapeNode);
+  if (!context)  // the fault: the message loses its "node k (op): " prefix on this path only
+    return fail(context.error().message.substr(TC_MUTANT(29) ? context.error().message.find(": ") + 2 : 0));
+  return TapeAndContext<T>{std::move(tape), std::move(*context)};
 }
 
 }  // namespace tc

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "core/graph/node_program.h"
+#include "core/runtime/forward.h"
 #include "core/runtime/lowering.h"
 
 namespace tc {
@@ -36,7 +37,6 @@ class SavedGraph {
   Tape<T> toTape(std::span<const Tensor<T>> inputs) const;
 
   const Graph<T>& graph() const { return *graph_; }
-  const Data<T>& data() const { return *data_; }
 
  private:
   const Graph<T>* graph_;

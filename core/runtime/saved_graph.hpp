@@ -1,8 +1,9 @@
 #pragma once
 #include <algorithm>
 
-#include "core/runtime/lowering.hpp"
 #include "core/support/mutants.h"
+#include "core/runtime/forward.hpp"
+#include "core/runtime/lowering.hpp"
 #include "core/runtime/saved_graph.h"
 
 namespace tc {
@@ -17,7 +18,7 @@ template <class T>
 Result<SavedAndContext<T>> SavedGraph<T>::lowerChecked(const Graph<T>& graph, const Pack<T>& inputs,
                                                        const Data<T>& data) {
   auto context = evaluateChecked(graph, inputs, data);
-  if (!context) return std::unexpected(context.error());
+  if (!context) return fail((TC_MUTANT(31) ? "lowerChecked: " : "") + context.error().message);  // the fault: prefixed
   return SavedAndContext<T>{SavedGraph(graph, data, *context), *context};
 }
 

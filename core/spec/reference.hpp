@@ -1,12 +1,14 @@
 #pragma once
 #include <cassert>
 
-#include "core/support/mutants.h"
-#include "core/graph/builder.hpp"
+#include "core/graph/node_program.hpp"
+#include "core/graph/pack_checks.hpp"
 #include "core/spec/reference.h"
 
 namespace tc::spec {
 
+// This loop is deliberately not shared with the runtime's checked forward (evaluateChecked): it is
+// the independent version that the runtime paths are compared with.
 template <class T>
 Result<Context<T>> eval(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
   if (auto ok = checkInputs(graph, inputs); !ok) return std::unexpected(ok.error());
@@ -14,10 +16,6 @@ Result<Context<T>> eval(const Graph<T>& graph, const Pack<T>& inputs, const Data
   Context<T> context = inputs;
   context.reserve(graph.positionCount());
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    if (TC_MUTANT(32) && graph.nodeAt(p).op == OpKind::log) {  // forgets log's domain check
-      context.push_back(forwardAt<T>(graph, context, data, p));
-      continue;
-    }
     auto value = validateAndForward<T>(graph, context, data, p);
     if (!value) return std::unexpected(value.error());
     context.push_back(std::move(*value));
