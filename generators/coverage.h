@@ -1,5 +1,5 @@
 #pragma once
-// Coverage categories of generated cases (DESIGN 3), and the floors a run must reach: a
+// Coverage categories of generated cases (docs/semantics.md §3), and the floors a run must reach: a
 // category the generator stops reaching fails the run instead of going silently untested.
 #include <cstddef>
 #include <map>

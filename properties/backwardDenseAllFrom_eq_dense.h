@@ -1,7 +1,7 @@
 #pragma once
 // Theorem backwardDenseAllFrom_eq_dense: the single-output pass equals the dense pass on a single
 // seed, and (for an engine that counts them) runs exactly the node programs of the visit set V of
-// DESIGN 1.9, computed here from the graph alone.
+// docs/semantics.md §1.9, computed here from the graph alone.
 #include <algorithm>
 
 #include "core/io/case_file.h"

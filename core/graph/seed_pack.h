@@ -1,5 +1,5 @@
 #pragma once
-// Seed packs: one tensor per position of a graph (DESIGN 1.1), zero unless seeded.
+// Seed packs: one tensor per position of a graph (docs/semantics.md §1.1), zero unless seeded.
 #include "core/graph/graph.h"
 #include "core/ops/kernels.h"
 

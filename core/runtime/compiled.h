@@ -1,5 +1,5 @@
 #pragma once
-// compileChecked and Compiled (DESIGN 1.8, 1.9): one checked execution that keeps the saved
+// compileChecked and Compiled (docs/semantics.md §1.8, §1.9): one checked execution that keeps the saved
 // programs and the indexed context, with a dense reverse pass that reproduces the dense order
 // bit for bit in linear time, and a single-output pass that visits only what it must.
 #include <limits>
@@ -72,10 +72,10 @@ class Compiled {
   //! The equivalent runtime tape, for another engine consumer.
   Tape<T> toTape() const { return saved_.toTape(inputs()); }
 
-  //! Every gradient from a full seed pack, in the dense order of DESIGN 1.6, bit for bit.
+  //! Every gradient from a full seed pack, in the dense order of docs/semantics.md §1.6, bit for bit.
   Result<Pack<T>> backwardDenseFrom(const Pack<T>& seed) const;
 
-  //! Gradients from `seed` at `output` alone. With storage equality only the set V of DESIGN 1.9
+  //! Gradients from `seed` at `output` alone. With storage equality only the set V of docs/semantics.md §1.9
   //! is visited; otherwise this is the dense pass.
   Result<SingleOutputGradients<T>> backwardDenseAllFrom(std::size_t output, const Tensor<T>& seed) const;
 

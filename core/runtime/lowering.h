@@ -1,5 +1,5 @@
 #pragma once
-// Lowering a graph to a runtime tape (DESIGN 1.7): one leaf per input, then one tape node per
+// Lowering a graph to a runtime tape (docs/semantics.md §1.7): one leaf per input, then one tape node per
 // graph node whose backward returns the node's dense contribution for every earlier position.
 #include <memory>
 

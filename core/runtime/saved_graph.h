@@ -1,5 +1,5 @@
 #pragma once
-// SavedGraph (DESIGN 1.8): each node's local reverse program, reading primal values from the
+// SavedGraph (docs/semantics.md §1.8): each node's local reverse program, reading primal values from the
 // shared indexed context by position (each value is stored once).
 #include <memory>
 #include <span>

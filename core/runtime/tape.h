@@ -1,5 +1,5 @@
 #pragma once
-// The runtime tape (DESIGN 1.7): a plain array of nodes whose backward closures return
+// The runtime tape (docs/semantics.md §1.7): a plain array of nodes whose backward closures return
 // contributions to earlier nodes. The reverse pass is the loop in Tape::backwardDenseFrom.
 #include <functional>
 #include <string>

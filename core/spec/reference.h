@@ -1,5 +1,5 @@
 #pragma once
-// The reference semantics (DESIGN 1.5, 1.6): the simplest obviously-correct code, and the
+// The reference semantics (docs/semantics.md §1.5, §1.6): the simplest obviously-correct code, and the
 // specification every runtime path is checked against.
 #include "core/graph/graph.h"
 #include "core/support/result.h"
