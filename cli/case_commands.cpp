@@ -6,7 +6,7 @@
 
 #include "cli/case_input.h"
 #include "cli/exit_codes.h"
-#include "cli/rows.hpp"
+#include "cli/run_output.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/support/text.h"

@@ -1,14 +1,14 @@
 // tapecheck: property-based verification of reverse-mode autograd, from the command line.
 #include <CLI/CLI.hpp>
 
-#include "core/carriers/dispatch.h"
+#include "cli/bench.h"
 #include "cli/case_commands.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
 #include "cli/mutants.h"
 #include "cli/run.h"
+#include "core/carriers/dispatch.h"
 #include "properties/engine.h"
-#include "bench/bench_command.h"
 
 namespace {
 
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0));
   mutantsCommand->add_option("--only", mutants.only, "comma-separated mutant ids (default: all)");
 
-  tc::bench::BenchOptions bench;
+  BenchOptions bench;
   auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
   benchCommand->add_option("WORKLOAD", bench.workload, "relu-chain, single-output or mlp")
       ->required()
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     if (*checkCommand) return checkGraph(check);
     if (*showCommand) return showCase(show);
     if (*mutantsCommand) return runMutants(mutants);
-    if (*benchCommand) return tc::bench::runBench(bench);
+    if (*benchCommand) return runBench(bench);
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());
   }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
-#include "cli/rows.hpp"
+#include "cli/run_output.h"
 #include "cli/run_report.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"

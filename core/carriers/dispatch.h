@@ -1,5 +1,8 @@
 #pragma once
 // Carriers chosen by name at run time (command line, saved counterexamples).
+#include <cassert>
+#include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -10,14 +13,17 @@ namespace tc {
 //! Carrier names accepted by `--carrier`.
 inline const std::vector<std::string> kCarrierNames = {"rational", "modp", "double", "float", "rational-noeq"};
 
-//! Calls `f.template operator()<T>()` with the carrier named `name` (one of kCarrierNames).
+//! Calls `f.template operator()<T>()` with the carrier named `name`. Callers validate names
+//! first: a name outside kCarrierNames is a broken invariant.
 template <class F>
 int withCarrier(std::string_view name, F&& f) {
   if (name == "rational") return f.template operator()<Rational>();
   if (name == "modp") return f.template operator()<ModP>();
   if (name == "double") return f.template operator()<double>();
   if (name == "float") return f.template operator()<float>();
-  return f.template operator()<RationalNoEq>();
+  if (name == "rational-noeq") return f.template operator()<RationalNoEq>();
+  assert(false && "withCarrier: unknown carrier name");
+  std::abort();
 }
 
 }  // namespace tc

@@ -24,8 +24,4 @@ std::string quote(std::string_view text, std::size_t maxLength) {
   return out;
 }
 
-std::string countOf(std::size_t n, std::string_view singular, std::string_view plural) {
-  return fmt::format("{} {}", n, n == 1 ? singular : plural);
-}
-
 }  // namespace tc

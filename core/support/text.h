@@ -13,7 +13,4 @@ std::string escape(std::string_view text, std::size_t maxLength = 60);
 //! line of valid UTF-8), cut after `maxLength` characters with a note of the full length.
 std::string quote(std::string_view text, std::size_t maxLength = 60);
 
-//! "1 node", "2 nodes".
-std::string countOf(std::size_t n, std::string_view singular, std::string_view plural);
-
 }  // namespace tc

@@ -138,8 +138,8 @@ TEST(Show, DotMarksTheOutputAndEveryArgumentEdge) {
 // Every command on every malformed file and on random bytes: status 2 and exactly one line on
 // stderr, never a crash.
 TEST(CaseCommands, MalformedFilesAndRandomBytesAreOneLineUsageErrors) {
-  std::vector<std::string> files = filesIn("tests/io/malformed", ".json");
-  files.push_back(source("tests/io/malformed"));  // a directory
+  std::vector<std::string> files = filesIn("tests/core/io/malformed", ".json");
+  files.push_back(source("tests/core/io/malformed"));  // a directory
   files.push_back(::testing::TempDir() + "does-not-exist.json");
   std::mt19937 random(11);
   for (int i = 0; i < 6; ++i) {

@@ -41,7 +41,11 @@ inline CommandRun runCommand(const std::string& commandLine) {
 }
 
 inline CommandRun runTapecheck(const std::string& arguments) {
-  return runCommand(std::string(TAPECHECK_BINARY) + " " + arguments);
+  // Appended rather than `std::string(TAPECHECK_BINARY) + " " + ...`, on which GCC 12 warns
+  // wrongly (-Warray-bounds) when the standard headers come precompiled.
+  std::string commandLine = TAPECHECK_BINARY;
+  commandLine.append(" ").append(arguments);
+  return runCommand(commandLine);
 }
 
 inline std::string source(const std::string& relative) { return std::string(TAPECHECK_SOURCE_DIR) + "/" + relative; }

@@ -6,15 +6,15 @@
 // read back, and must read back.
 //
 // Mutation mode (the default):
-//   g++ -std=c++23 -O2 -g -I. tests/io/fuzz_loader.cpp build-loader/libtapecheck_core.a -lfmt -lgmp
+//   g++ -std=c++23 -O2 -g -I. tests/core/io/fuzz_loader.cpp build-loader/libtapecheck_core.a -lfmt -lgmp
 //       -o build-loader/fuzz_loader
 //   build-loader/fuzz_loader [--runs N] [--seed S] [--slow-ms MS] [--max-mb MB] [--out DIR] FILE...
-//   (the files are the seed corpus, e.g. examples/graphs/*.json tests/io/malformed/*.json; with
+//   (the files are the seed corpus, e.g. examples/graphs/*.json tests/core/io/malformed/*.json; with
 //   --runs 0 each file is only checked once; findings are saved to DIR, default ./fuzz-findings)
 //
 // libFuzzer mode (clang):
 //   clang++ -std=c++2b -O1 -g -fsanitize=fuzzer,address -DTAPECHECK_LIBFUZZER -I.
-//       tests/io/fuzz_loader.cpp <core sources built with the same flags> -lfmt -lgmp
+//       tests/core/io/fuzz_loader.cpp <core sources built with the same flags> -lfmt -lgmp
 //   (untested here: the core needs C++23 <expected>, which clang 14 with libstdc++ 12 lacks)
 #include <sys/resource.h>
 

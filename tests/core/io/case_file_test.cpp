@@ -627,11 +627,11 @@ TEST(CaseFile, Error_ModPDenominatorDivisibleByPrime) {
   EXPECT_TRUE(tc::parseCase<Rational>(oneInput(R"("values": [["1/2305843009213693951", "1"]])")).has_value());
 }
 
-// readCaseFile prefixes the path; the checked-in malformed corpus (tests/io/malformed/NAME.json,
+// readCaseFile prefixes the path; the checked-in malformed corpus (tests/core/io/malformed/NAME.json,
 // with the expected message after the path in NAME.expected).
 TEST(CaseFile, Error_MalformedCorpusFiles) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::path(TAPECHECK_SOURCE_DIR) / "tests" / "io" / "malformed";
+  fs::path dir = fs::path(TAPECHECK_SOURCE_DIR) / "tests" / "core" / "io" / "malformed";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   std::size_t checked = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

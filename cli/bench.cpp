@@ -1,4 +1,4 @@
-#include "bench/bench_command.h"
+#include "cli/bench.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,12 +13,8 @@
 #include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 
-namespace tc::bench {
+namespace tc::cli {
 namespace {
-
-using cli::kSuccess;
-using cli::kUsage;
-using cli::report;
 
 // The median wall time of `repeat` runs of `f`, in milliseconds.
 template <class F>
@@ -43,7 +39,7 @@ void print(nlohmann::json row) { fmt::print("{}\n", row.dump()); }
 
 int reluChainBench(const BenchOptions& o) {
   if (!o.carrier.empty() && o.carrier != "double") return report(kUsage, "bench relu-chain: --carrier must be double");
-  ReluChain w = reluChain(o.nodes);
+  bench::ReluChain w = bench::reluChain(o.nodes);
   const std::size_t last = w.graph.positionCount() - 1;
   const Tensor<double> ones = Tensor<double>::filled({4}, 1.0);
   double compileMs = medianMs(o.repeat, [&] { compileChecked(w.graph, w.inputs, {}).value(); });
@@ -65,7 +61,7 @@ template <class T>
 int singleOutputBench(const BenchOptions& o) {
   if (o.support == 0 || o.support > o.nodes)
     return report(kUsage, "bench single-output: --support must be between 1 and --nodes");
-  SupportGraph<T> w = supportGraph<T>(o.nodes, o.support);
+  bench::SupportGraph<T> w = bench::supportGraph<T>(o.nodes, o.support);
   auto compiled = compileChecked(w.graph, w.inputs, {}).value();
   const Tensor<T> one({}, {Carrier<T>::fromInt(1)});
   Pack<T> seeds = singleSeedPack(w.graph, w.output, one);
@@ -79,7 +75,7 @@ int singleOutputBench(const BenchOptions& o) {
 }
 
 int mlpBench(const BenchOptions& o) {
-  Mlp w = mlp(o.width, o.depth);
+  bench::Mlp w = bench::mlp(o.width, o.depth);
   const std::size_t last = w.graph.positionCount() - 1;
   const Tensor<double> ones = Tensor<double>::filled({o.width}, 1.0);
   double forwardMs = medianMs(o.repeat, [&] { compileChecked(w.graph, w.inputs, {}).value(); });
@@ -103,4 +99,4 @@ int runBench(const BenchOptions& o) {
   return report(kUsage, "bench single-output: --carrier must be rational or modp");
 }
 
-}  // namespace tc::bench
+}  // namespace tc::cli

@@ -1,10 +1,15 @@
 #pragma once
-// Printing and saving what property runs found, shared by `tapecheck run` and `tapecheck check`.
+// Printing and saving what property runs found (the results table, and each failure with its
+// saved case file), and the seed of a run without --seed; shared by `tapecheck run` and
+// `tapecheck check`. What a run found is cli/run_report.h.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/run_report.h"
 #include "core/carriers/carrier.h"

@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <string>
 
-namespace tc::bench {
+namespace tc::cli {
 
 //! Options of `tapecheck bench`.
 struct BenchOptions {
@@ -17,4 +17,4 @@ struct BenchOptions {
 //! Runs one workload and prints one JSON object per line; returns the exit status.
 int runBench(const BenchOptions& options);
 
-}  // namespace tc::bench
+}  // namespace tc::cli

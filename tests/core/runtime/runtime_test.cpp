@@ -6,7 +6,7 @@
 #include "core/graph/builder.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
-#include "tests/runtime/engines.h"
+#include "tests/core/runtime/engines.h"
 
 namespace tc {
 namespace {

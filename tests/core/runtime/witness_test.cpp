@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "core/graph/builder.h"
-#include "tests/runtime/engines.h"
+#include "tests/core/runtime/engines.h"
 
 namespace tc {
 namespace {
