@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/graph/builder.h"
-#include "core/graph/opaque.h"
+#include "core/ops/opaque.h"
 #include "core/graph/seed_pack.h"
 
 namespace tc {
