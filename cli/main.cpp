@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
 
   GradOptions grad;
   auto* gradCommand = app.add_subcommand("grad", "Evaluate and differentiate one graph file");
-  gradCommand->add_option("FILE", grad.file, "graph or case file (JSON, DESIGN section 4)")->required();
+  gradCommand->add_option("FILE", grad.file, "graph or case file (JSON, docs/semantics.md §4)")->required();
   gradCommand->add_option("--carrier", grad.carrier, "scalar type")->check(CLI::IsMember(kCarrierNames));
   gradCommand->add_option("--engine", grad.engine, "reference semantics, runtime tape, or compiled passes")
       ->check(CLI::IsMember(tc::builtinEngineNames()));
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
 
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
-  checkCommand->add_option("GRAPH", check.file, "a graph or case file (JSON, DESIGN section 4)")->required();
+  checkCommand->add_option("GRAPH", check.file, "a graph or case file (JSON, docs/semantics.md §4)")->required();
   checkCommand->add_option("--cases", check.cases, "random input and seed draws besides the file's own values")
       ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,

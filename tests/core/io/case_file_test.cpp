@@ -1,4 +1,4 @@
-// Tests of the file loader (DESIGN section 4): one test per error class with its exact message,
+// Tests of the file loader (docs/semantics.md §4): one test per error class with its exact message,
 // values in every syntax on every carrier, write/read round trips, and robustness against
 // random, truncated and mutated input (every call must return a value or a one-line error).
 #include <fmt/format.h>
@@ -45,8 +45,8 @@ using tc::RationalNoEq;
 // Documents
 // ---------------------------------------------------------------------------------------------
 
-//! The example of DESIGN section 4, verbatim.
-constexpr std::string_view kDesignExample = R"json({ "tapecheck": 1,
+//! The example of docs/semantics.md §4, verbatim.
+constexpr std::string_view kSemanticsExample = R"json({ "tapecheck": 1,
   "inputs": [{"shape": [2, 3]}, {"shape": [3]}],
   "data":   {"m": {"shape": [2], "values": ["1", "0"]}, "rows": {"indices": [0, 1, 1]}},
   "nodes":  [{"op": "matmul", "args": [0, 1]},
@@ -121,7 +121,7 @@ constexpr std::string_view kTranscendental = R"json({
 })json";
 
 //! The valid documents the robustness tests start from.
-const std::vector<std::string_view> kValidDocuments = {kDesignExample, kExactAllOps, kTranscendental};
+const std::vector<std::string_view> kValidDocuments = {kSemanticsExample, kExactAllOps, kTranscendental};
 
 //! A one-input document with `rest` appended after the inputs: {"tapecheck": 1, "inputs": [[2]], ...}.
 std::string oneInput(std::string_view rest) {
@@ -658,9 +658,9 @@ TEST(CaseFile, Error_MalformedCorpusFiles) {
 // ---------------------------------------------------------------------------------------------
 
 template <class T>
-void checkDesignExample() {
+void checkSemanticsExample() {
   SCOPED_TRACE(std::string(tc::Carrier<T>::name));
-  tc::Case<T> c = load<T>(kDesignExample);
+  tc::Case<T> c = load<T>(kSemanticsExample);
   const tc::Graph<T>& g = c.graph;
   EXPECT_EQ(g.inputs, (std::vector<tc::Shape>{{2, 3}, {3}}));
   ASSERT_EQ(g.nodes.size(), 3u);
@@ -696,11 +696,11 @@ void checkDesignExample() {
   EXPECT_TRUE(c.failureJson.empty());
 }
 
-TEST(CaseFile, DesignExampleLoads_Rational) { checkDesignExample<Rational>(); }
-TEST(CaseFile, DesignExampleLoads_RationalNoEq) { checkDesignExample<RationalNoEq>(); }
-TEST(CaseFile, DesignExampleLoads_ModP) { checkDesignExample<ModP>(); }
-TEST(CaseFile, DesignExampleLoads_Double) { checkDesignExample<double>(); }
-TEST(CaseFile, DesignExampleLoads_Float) { checkDesignExample<float>(); }
+TEST(CaseFile, DesignExampleLoads_Rational) { checkSemanticsExample<Rational>(); }
+TEST(CaseFile, DesignExampleLoads_RationalNoEq) { checkSemanticsExample<RationalNoEq>(); }
+TEST(CaseFile, DesignExampleLoads_ModP) { checkSemanticsExample<ModP>(); }
+TEST(CaseFile, DesignExampleLoads_Double) { checkSemanticsExample<double>(); }
+TEST(CaseFile, DesignExampleLoads_Float) { checkSemanticsExample<float>(); }
 
 TEST(CaseFile, AllOpsDocumentsLoad) {
   for (auto check : {+[] { return tc::parseCase<Rational>(kExactAllOps).has_value(); },
@@ -989,15 +989,15 @@ void checkRoundTrip(std::string_view document) {
 }
 
 TEST(CaseFile, WriteThenReadRoundTrip_Rational) {
-  checkRoundTrip<Rational>(kDesignExample);
+  checkRoundTrip<Rational>(kSemanticsExample);
   checkRoundTrip<Rational>(kExactAllOps);
   checkRoundTrip<RationalNoEq>(kExactAllOps);
-  checkRoundTrip<ModP>(kDesignExample);
+  checkRoundTrip<ModP>(kSemanticsExample);
   checkRoundTrip<Rational>(R"({"tapecheck": 1, "inputs": [{"shape": []}]})");  // graph only, default seed
 }
 
 TEST(CaseFile, WriteThenReadRoundTrip_Double) {
-  checkRoundTrip<double>(kDesignExample);
+  checkRoundTrip<double>(kSemanticsExample);
   checkRoundTrip<double>(kExactAllOps);
   checkRoundTrip<double>(kTranscendental);
   checkRoundTrip<float>(kTranscendental);

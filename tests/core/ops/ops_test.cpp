@@ -1,7 +1,7 @@
-// Unit tests of the op library (DESIGN section 2): for every op its forward value, its terms in
+// Unit tests of the op library (docs/semantics.md §2): for every op its forward value, its terms in
 // declared order, its validation, its shape-rule errors and the bit-level conventions that
 // decide IEEE results. Every expected value below is computed by hand (the computation is in
-// the comment next to it) or, for transcendental functions, from the formula DESIGN fixes.
+// the comment next to it) or, for transcendental functions, from the formula docs/semantics.md §2 fixes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -586,7 +586,7 @@ TEST(Ops, Clamp_AttributeErrors) {
 }
 
 // =============================================================================================
-// Transcendental ops (double): forward and terms equal DESIGN's formulas bit for bit
+// Transcendental ops (double): forward and terms equal the formulas of docs/semantics.md §2 bit for bit
 // =============================================================================================
 
 TEST(Ops, Transcendental_RejectedOnExactCarriers) {

@@ -80,7 +80,7 @@ TEST(Tape, LoweredNodesCheckTheUpstreamShape) {
             "node 1 (neg): upstream gradient has shape [], expected [2]");
 }
 
-// --- Error agreement (DESIGN 1.10) --------------------------------------------------------
+// --- Error agreement (docs/semantics.md §1.10) --------------------------------------------------------
 
 // Every checked path on one case: the error (or "ok") of each, with its name.
 template <class T>
@@ -158,7 +158,7 @@ TEST(ErrorAgreement, SuccessfulPathsProduceIdenticalContexts) {
   EXPECT_EQ(lowerToArrayChecked(g, inputs, {})->tape.nodes[2].value.values, reference[2].values);
 }
 
-// --- The single-output pass (DESIGN 1.9) ----------------------------------------------------
+// --- The single-output pass (docs/semantics.md §1.9) ----------------------------------------------------
 
 struct SingleOutputGraph {
   Graph<Rational> graph;

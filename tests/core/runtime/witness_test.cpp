@@ -1,4 +1,4 @@
-// The witnesses of DESIGN 1.11 on every engine, on float and double, compared bit for bit.
+// The witnesses of docs/semantics.md §1.11 on every engine, on float and double, compared bit for bit.
 #include <gtest/gtest.h>
 
 #include <limits>

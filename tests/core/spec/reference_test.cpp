@@ -1,5 +1,5 @@
 // The reference semantics: eval's context, the literal dense order of backpropAll (the
-// DESIGN 1.11 witnesses that need no runtime), domain errors, and a 100,000-node chain.
+// docs/semantics.md §1.11 witnesses that need no runtime), domain errors, and a 100,000-node chain.
 #include <gtest/gtest.h>
 
 #include <cmath>
