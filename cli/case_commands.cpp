@@ -30,7 +30,7 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 }
 
 template <class T>
-int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName) {
+int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
@@ -39,14 +39,17 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
     if (property == "all" || property == p.name) chosen.push_back(props::findProperty<T>(p.name));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   const Engine<T>& engine = builtinEngine<T>(engineName);
-  fmt::print("replay {} on {} with engine {}\n", input.path, Carrier<T>::name, engine.name());
+  props::EngineUnderTest<T> subject{engine, policy};
+  fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, engine.name(),
+             props::policyName(policy));
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
-    props::Verdict verdict = props::checkDocument(*p, engine, input.doc);
-    std::string result = !verdict.holds ? "FAIL: " + verdict.why
-                         : verdict.skipped.empty() ? std::string("pass")
-                                                   : "pass (does not apply: " + verdict.skipped + ")";
+    props::Verdict verdict = props::checkDocument(*p, subject, input.doc);
+    std::string result = !verdict.holds                ? "FAIL: " + verdict.why
+                         : !verdict.unsupported.empty() ? "not run (the engine does not support op " + verdict.unsupported + ")"
+                         : !verdict.skipped.empty()     ? "not compared (does not apply: " + verdict.skipped + ")"
+                                                        : std::string("pass");
     fmt::print("  {:<42} {}\n", p->name, result);
     if (!verdict.holds && failed++ == 0) shown = verdict;
   }
@@ -59,6 +62,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
              std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = builtinEngine<T>(options.engine);
+  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
   for (const auto& p : props::propertiesFor<T>()) {
     if (options.property != "all" && options.property != p.name) continue;
     props::CaseSource source = [&](std::size_t i) {
@@ -66,11 +70,16 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
       return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i));
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
-               props::runPropertyOn(p, engine, options.cases + (ownValues ? 1 : 0), source), {}, {}};
-    if (row.run.failure)
+               props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
+               {}, {}, {}};
+    if (options.survey)
+      saveSurveyKinds<T>(row, engine.name(), seed, options.saveDir);
+    else if (row.run.failure)
       reportFailure<T>(row, engine.name(), seed, options.saveDir,
-                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --seed {} --cases {}",
-                                   input.path, p.name, Carrier<T>::name, engine.name(), seed, options.cases));
+                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --policy {} --seed {} "
+                                   "--cases {}",
+                                   input.path, p.name, Carrier<T>::name, engine.name(), options.policy, seed,
+                                   options.cases));
     rows.push_back(std::move(row));
   }
 }
@@ -115,7 +124,9 @@ int replayCase(const ReplayOptions& options) {
   auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
   for (const auto* chosen : {&carrier, &property, &engine})
     if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
-  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine); });
+  auto policy = props::parsePolicy(options.policy);
+  if (!policy) return report(kUsage, fmt::format("replay: no policy named {}; the policies are: bits, values", quote(options.policy)));
+  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy); });
 }
 
 int checkGraph(const CheckOptions& options) {
@@ -123,11 +134,14 @@ int checkGraph(const CheckOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
+  if (!props::parsePolicy(options.policy))
+    return report(kUsage, fmt::format("check: no policy named {}; the policies are: bits, values", quote(options.policy)));
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
-  fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}\n",
-             options.file, options.cases, seed, options.engine);
+  fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
+             "policy {}{}\n",
+             options.file, options.cases, seed, options.engine, options.policy, options.survey ? ", survey" : "");
   std::vector<RunRow> rows;
   std::string firstError;
   for (const std::string& carrier : kCarrierNames) {
@@ -147,8 +161,9 @@ int checkGraph(const CheckOptions& options) {
     return report(kUsage, firstError.empty() ? fmt::format("check: {} does not apply to the chosen carriers", *property)
                                              : firstError);
   fmt::print("{}", formatTable(rows));
+  if (options.survey) fmt::print("{}", formatSurvey(rows));
   std::size_t failed = 0, total = 0;
-  for (const RunRow& row : rows) failed += row.run.failure.has_value(), total += row.run.cases;
+  for (const RunRow& row : rows) failed += !row.run.passed(), total += row.run.cases;
   fmt::print("\n{} properties x carriers, {} cases, seed {}: {}\n", rows.size(), total, seed,
              failed ? fmt::format("{} FAILED", failed) : std::string("all passed"));
   return failed ? kFailed : kSuccess;

@@ -9,6 +9,7 @@ namespace tc::cli {
 //! Options of `tapecheck replay CASE`: names left empty come from the file's failure object.
 struct ReplayOptions {
   std::string file, property, carrier, engine;
+  std::string policy = "bits";  //!< how the engine's results are compared: bits or values
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
@@ -19,6 +20,8 @@ struct CheckOptions {
   std::string file;
   std::size_t cases = 100;  //!< random input and seed draws besides the file's own values
   std::string carrier = "all", property = "all", engine = "compiled";
+  std::string policy = "bits";  //!< how the engine's results are compared: bits or values
+  bool survey = false;          //!< tally every failure by kind instead of stopping at the first
   std::optional<std::uint64_t> seed;
   std::string saveDir = "tapecheck-failures";
 };

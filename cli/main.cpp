@@ -26,6 +26,18 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
   command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
 }
 
+// How the engine's results are judged, shared by run, check and replay.
+void addPolicy(CLI::App* command, std::string& policy) {
+  command->add_option("--policy", policy, "bits: IEEE bit patterns (default); values: -0 == +0, any NaN equals any NaN")
+      ->check(CLI::IsMember({"bits", "values"}));
+}
+
+void addSurvey(CLI::App* command, bool& survey) {
+  command->add_flag("--survey", survey,
+                    "do not stop at a property's first failure: tally failures by op and class of difference, "
+                    "one shrunk example saved per kind");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +67,8 @@ int main(int argc, char** argv) {
   runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file");
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
+  addPolicy(runCommand, run.policy);
+  addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
   auto* replayCommand = app.add_subcommand("replay", "Re-run a saved counterexample's property (or all) and print the listing");
@@ -62,6 +76,7 @@ int main(int argc, char** argv) {
   replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
+  addPolicy(replayCommand, replay.policy);
 
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
@@ -70,6 +85,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)");
+  addPolicy(checkCommand, check.policy);
+  addSurvey(checkCommand, check.survey);
 
   ShowOptions show;
   auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");

@@ -91,13 +91,18 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 template <class T>
 void runRow(const std::string& property, const RunOptions& options, RunReport& report, CarrierCoverage& coverage) {
   const Engine<T>& engine = builtinEngine<T>(options.engine);
+  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
+  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey};
   RunRow row{property, std::string(Carrier<T>::name),
-             props::runProperty(*props::findProperty<T>(property), engine, {options.cases, report.seed, options.maxSize},
-                                &coverage.tally), {}, {}};
-  if (row.run.failure)
+             props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}};
+  if (options.survey)
+    saveSurveyKinds<T>(row, engine.name(), report.seed, options.saveDir);
+  else if (row.run.failure)
     reportFailure<T>(row, engine.name(), report.seed, options.saveDir,
-                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --seed {} --cases {} --max-size {}",
-                                 property, Carrier<T>::name, engine.name(), report.seed, options.cases, options.maxSize));
+                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --policy {} --seed {} --cases {} "
+                                 "--max-size {}",
+                                 property, Carrier<T>::name, engine.name(), options.policy, report.seed, options.cases,
+                                 options.maxSize));
   report.rows.push_back(std::move(row));
 }
 
@@ -150,15 +155,19 @@ int runProperties(const RunOptions& options) {
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
 
+  if (!props::parsePolicy(options.policy))
+    return report(kUsage, fmt::format("run: no policy named {}; the policies are: bits, values", quote(options.policy)));
+
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
+  result.policy = options.policy, result.survey = options.survey;
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
-    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, max size {}{}\n", options.cases, result.seed,
-               options.engine, options.maxSize,
+    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, policy {}{}, max size {}{}\n", options.cases,
+               result.seed, options.engine, options.policy, options.survey ? ", survey" : "", options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
   Progress progress(mine, !options.quiet);
@@ -183,9 +192,10 @@ int runProperties(const RunOptions& options) {
 
   std::string coverageTable = formatCoverage(result.coverage);
   if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
+  if (options.survey) fmt::print("{}", formatSurvey(result.rows));
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
   std::size_t total = 0, failed = 0;
-  for (const RunRow& r : result.rows) total += r.run.cases, failed += r.run.failure.has_value();
+  for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed();
   std::string verdict = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
   if (!result.coverageShortfalls.empty()) verdict += ", coverage below floor";
   fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,

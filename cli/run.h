@@ -12,6 +12,8 @@ struct RunOptions {
   std::string carrier = "all";
   std::string property = "all";
   std::string engine = "compiled";
+  std::string policy = "bits";         //!< how the engine's results are compared: bits or values
+  bool survey = false;                //!< tally every failure by kind instead of stopping at the first
   std::string saveDir = "tapecheck-failures";
   int maxSize = 100;                  //!< generated cases grow from size 0 to this (0..100)
   std::string shard;                  //!< "I/N": run rows I, I+N, ...; default from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS

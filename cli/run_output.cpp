@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "core/io/document_format.h"
 
 namespace tc::cli {
 
@@ -11,11 +15,36 @@ std::uint64_t clockSeed() {
 }
 
 std::string formatTable(const std::vector<RunRow>& rows) {
-  std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>10}\n", "property", "carrier", "cases", "skipped",
-                                "result", "time ms");
+  std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10}\n", "property", "carrier", "cases",
+                                "compared", "skipped", "unsupp.", "result", "time ms");
   for (const RunRow& r : rows)
-    out += fmt::format("{:<42} {:<14} {:>6} {:>8} {:>7} {:>10.1f}\n", r.property, r.carrier, r.run.cases, r.run.skipped,
-                       r.run.failure ? "FAIL" : "pass", r.run.ms);
+    out += fmt::format("{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10.1f}\n", r.property, r.carrier, r.run.cases,
+                       r.run.compared(), r.run.skipped, r.run.unsupported, r.run.passed() ? "pass" : "FAIL", r.run.ms);
+  for (const RunRow& r : rows)
+    if (std::string empty = r.run.nothingCompared(); !empty.empty())
+      out += fmt::format("{} on {}: {}\n", r.property, r.carrier, empty);
+  return out;
+}
+
+bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure) {
+  doc["failure"] = failure;
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ignored);
+  std::ofstream out(file);
+  return static_cast<bool>(out << formatCaseDocument(doc));
+}
+
+std::string formatSurvey(const std::vector<RunRow>& rows) {
+  std::string out = fmt::format("\nsurvey: failures by kind (example shrunk and saved per kind)\n{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n",
+                                "property", "carrier", "op", "difference", "cases", "example");
+  std::size_t kinds = 0;
+  for (const RunRow& r : rows)
+    for (std::size_t k = 0; k < r.run.kinds.size(); ++k, ++kinds) {
+      const props::FailureKind& kind = r.run.kinds[k];
+      out += fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", r.property, r.carrier, kind.op, kind.difference,
+                         kind.cases, k < r.kindFiles.size() ? r.kindFiles[k] : "(not saved)");
+    }
+  if (kinds == 0) out += "(no failures)\n";
   return out;
 }
 

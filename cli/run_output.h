@@ -21,8 +21,16 @@ namespace tc::cli {
 //! A run seed from the clock, for runs without --seed (it is always printed).
 std::uint64_t clockSeed();
 
-//! The table of rows: property, carrier, cases, skipped, result, time.
+//! The table of rows: property, carrier, cases, compared, skipped, unsupported, result, time;
+//! then why each row that compared nothing fails.
 std::string formatTable(const std::vector<RunRow>& rows);
+
+//! The survey table: one line per kind of failure (property, carrier, op, difference, cases,
+//! the saved example).
+std::string formatSurvey(const std::vector<RunRow>& rows);
+
+//! Writes `doc` with its failure object to `file`; false when it cannot be written.
+bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure);
 
 // Prints the shrunk counterexample, saves it as "<dir>/<property>-<carrier>-<seed>.json" with its
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
@@ -35,19 +43,28 @@ void reportFailure(RunRow& row, std::string_view engine, std::uint64_t seed, con
   fmt::print("\n{} failed on {} with engine {} (shrunk in {} steps from {} to {} nodes):\n  {}\n{}", row.property, carrier,
              engine, failure.shrinkSteps, failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
-  nlohmann::json saved = failure.shrunk;
-  saved["failure"] = {{"property", row.property}, {"carrier", carrier}, {"engine", engine}, {"seed", seed},
-                      {"why", failure.verdict.why}};
-  std::error_code ignored;
-  std::filesystem::create_directories(saveDir, ignored);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (std::ofstream out(file); out << formatCaseDocument(saved)) {
+  if (saveCounterexample(file, failure.shrunk, {{"property", row.property}, {"carrier", carrier}, {"engine", engine},
+                                                {"seed", seed}, {"why", failure.verdict.why}})) {
     row.savedFile = file;
     fmt::print("saved: {}\nreplay: tapecheck replay {}\n", file, file);
   } else {
     fmt::print("could not save the counterexample to {}\n", file);
   }
   fmt::print("rerun:  {}\n", rerun);
+}
+
+// Saves the example of each kind a survey found as "<dir>/<property>-<carrier>-<seed>-<k>.json".
+template <class T>
+void saveSurveyKinds(RunRow& row, std::string_view engine, std::uint64_t seed, const std::string& saveDir) {
+  for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
+    const props::FailureKind& kind = row.run.kinds[k];
+    std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
+    nlohmann::json failure{{"property", row.property}, {"carrier", Carrier<T>::name}, {"engine", engine},
+                           {"seed", seed}, {"why", kind.example.verdict.why}, {"op", kind.op},
+                           {"difference", kind.difference}};
+    row.kindFiles.push_back(saveCounterexample(file, kind.example.shrunk, failure) ? file : "(could not save)");
+  }
 }
 
 }  // namespace tc::cli

@@ -27,7 +27,7 @@ std::string xmlEscaped(const std::string& text) {
 
 bool RunReport::passed() const {
   for (const RunRow& row : rows)
-    if (row.run.failure) return false;
+    if (!row.run.passed()) return false;
   return coverageShortfalls.empty();
 }
 
@@ -35,14 +35,36 @@ std::string runReportJson(const RunReport& report) {
   using nlohmann::json;
   json results = json::array();
   for (const RunRow& row : report.rows) {
-    json entry{{"property", row.property}, {"carrier", row.carrier},  {"cases", row.run.cases},
-               {"skipped", row.run.skipped}, {"skip_reasons", row.run.skipReasons},
-               {"result", row.run.failure ? "fail" : "pass"}, {"ms", row.run.ms}};
+    json entry{{"property", row.property},
+               {"carrier", row.carrier},
+               {"policy", report.policy},
+               {"cases", row.run.cases},
+               {"compared", row.run.compared()},
+               {"skipped", row.run.skipped},
+               {"skip_reasons", row.run.skipReasons},
+               {"unsupported", row.run.unsupported},
+               {"unsupported_ops", row.run.unsupportedOps},
+               {"failed", row.run.failed},
+               {"result", row.run.passed() ? "pass" : "fail"},
+               {"ms", row.run.ms}};
+    if (std::string empty = row.run.nothingCompared(); !empty.empty()) entry["why"] = empty;
     if (row.run.failure) {
       const props::Counterexample& f = *row.run.failure;
       entry["failure"] = {{"why", f.verdict.why},          {"nodes", f.shrunk.value("nodes", json::array()).size()},
                           {"shrink_steps", f.shrinkSteps}, {"saved", row.savedFile},
                           {"case", f.shrunk}};
+    }
+    if (report.survey) {
+      json kinds = json::array();
+      for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
+        const props::FailureKind& kind = row.run.kinds[k];
+        kinds.push_back({{"op", kind.op},
+                         {"difference", kind.difference},
+                         {"cases", kind.cases},
+                         {"why", kind.example.verdict.why},
+                         {"saved", k < row.kindFiles.size() ? row.kindFiles[k] : ""}});
+      }
+      entry["kinds"] = std::move(kinds);
     }
     results.push_back(std::move(entry));
   }
@@ -56,6 +78,8 @@ std::string runReportJson(const RunReport& report) {
            {"seed", report.seed},
            {"cases_per_property", report.casesPerProperty},
            {"engine", report.engine},
+           {"policy", report.policy},
+           {"survey", report.survey},
            {"max_size", report.maxSize},
            {"shard", report.shard},
            {"seconds", report.seconds},
@@ -68,7 +92,7 @@ std::string runReportJson(const RunReport& report) {
 
 std::string runReportJunit(const RunReport& report, const std::string& coverageTable) {
   std::size_t failures = 0;
-  for (const RunRow& row : report.rows) failures += row.run.failure.has_value();
+  for (const RunRow& row : report.rows) failures += !row.run.passed();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"tapecheck\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", report.rows.size(),
                      failures, report.seconds);
@@ -78,6 +102,8 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
   for (const auto& [name, value] : {std::pair<std::string, std::string>{"seed", std::to_string(report.seed)},
                                     {"cases", std::to_string(report.casesPerProperty)},
                                     {"engine", report.engine},
+                                    {"policy", report.policy},
+                                    {"survey", std::string(report.survey ? "true" : "false")},
                                     {"max-size", std::to_string(report.maxSize)},
                                     {"shard", report.shard}})
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xmlEscaped(value));
@@ -85,8 +111,15 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
   for (const RunRow& row : report.rows) {
     out += fmt::format("    <testcase classname=\"tapecheck.{}\" name=\"{}\" time=\"{:.4f}\"", xmlEscaped(row.carrier),
                        xmlEscaped(row.property), row.run.ms / 1000);
+    std::string counts = fmt::format("{} cases, {} compared, {} skipped, {} unsupported, policy {}", row.run.cases,
+                                     row.run.compared(), row.run.skipped, row.run.unsupported, report.policy);
+    if (row.run.passed()) {
+      out += fmt::format("><system-out>{}</system-out></testcase>\n", counts);
+      continue;
+    }
     if (!row.run.failure) {
-      out += fmt::format("><system-out>{} cases, {} skipped</system-out></testcase>\n", row.run.cases, row.run.skipped);
+      out += fmt::format(">\n      <failure message=\"{}\" type=\"nothing-compared\">{}</failure>\n    </testcase>\n",
+                         xmlEscaped(row.run.nothingCompared()), xmlEscaped(counts));
       continue;
     }
     const props::Counterexample& f = *row.run.failure;

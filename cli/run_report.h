@@ -8,11 +8,13 @@
 
 namespace tc::cli {
 
-//! One property on one carrier: its run, and for a failure the saved file and the listing.
+//! One property on one carrier: its run, and for a failure the saved file and the listing; in a
+//! survey the saved example of each kind of failure, in the order of run.kinds.
 struct RunRow {
   std::string property, carrier;
   props::PropertyRun run;
   std::string savedFile, listing;
+  std::vector<std::string> kindFiles;
 };
 
 //! The coverage of one carrier's generated cases, and the floors they must reach.
@@ -27,6 +29,8 @@ struct RunReport {
   std::uint64_t seed = 0;
   std::size_t casesPerProperty = 0;
   std::string engine, shard;
+  std::string policy = "bits";
+  bool survey = false;
   int maxSize = 100;
   double seconds = 0;
   std::vector<RunRow> rows;
@@ -35,7 +39,9 @@ struct RunReport {
   bool passed() const;
 };
 
-//! One JSON object: settings, "passed", "results" (one per row) and "coverage" per carrier.
+//! One JSON object: settings (seed, engine, policy, survey, ...), "passed", "results" (one per row:
+//! cases, compared, skipped, unsupported, failed, the policy that judged it, a failure, the
+//! survey's kinds) and "coverage" per carrier.
 std::string runReportJson(const RunReport& report);
 
 //! JUnit XML: one testcase per property × carrier (classname "tapecheck.<carrier>"); a failure

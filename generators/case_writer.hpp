@@ -14,6 +14,7 @@
 #include "core/io/case_file.hpp"
 #include "core/ops/library.hpp"
 #include "generators/choices.h"
+#include "generators/generate.h"
 
 namespace tc::gen::detail {
 
@@ -25,7 +26,8 @@ constexpr int kMaxDegree = 12;
 template <class T>
 class CaseWriter {
  public:
-  CaseWriter(std::uint64_t seed, int size) : pick_(seed), size_(std::clamp(size, 0, 100)) {}
+  CaseWriter(std::uint64_t seed, int size, const CaseOptions& options)
+      : pick_(seed), size_(std::clamp(size, 0, 100)), options_(options) {}
 
   json build() {
     std::size_t inputs = 1 + pick_.below(3);
@@ -90,54 +92,62 @@ class CaseWriter {
   }
   std::size_t anyPosition() { return pick_.below(positions()); }
   // A position satisfying `ok`, or a new constant of `fallback` when there is none, so that ops
-  // needing partners of particular shapes (matmul, linear, dot) are always buildable.
-  std::size_t ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback,
-                     std::optional<std::size_t> besides = std::nullopt) {
+  // needing partners of particular shapes (matmul, linear, dot) are buildable; nullopt when there
+  // is none and constants are not allowed.
+  std::optional<std::size_t> ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback,
+                                    std::optional<std::size_t> besides = std::nullopt) {
     if (auto p = positionWhere(ok, besides)) return *p;
-    json node{{"op", opName(constantOp_)}, {"attrs", drawAttributes(constantOp_, std::nullopt, fallback)}};
+    if (!constantOp_) return std::nullopt;
+    json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, fallback)}};
     push(std::move(node), 0);
     return positions() - 1;
   }
-  // A partner of x's shape: x itself in a quarter of the cases, otherwise another position, made
-  // as a constant when there is none (a repeated argument hides slips like a missing factor in
-  // a - b).
+  // A partner of x's shape: x itself in a quarter of the cases (and whenever there is no other),
+  // otherwise another position, made as a constant when there is none (a repeated argument hides
+  // slips like a missing factor in a - b).
   std::size_t sameShapeAs(std::size_t x) {
     if (pick_.percent(25)) return x;
     const Shape shape = shapeAt(x);
-    return ensure([&](const Shape& s) { return s == shape; }, shape, x);
+    return ensure([&](const Shape& s) { return s == shape; }, shape, x).value_or(x);
   }
 
-  // The ops carrier T supports, those whose terms pair operands twice as likely (a slip there
-  // hides on most shapes).
-  static std::vector<OpKind> allowedOps() {
+  bool allows(OpKind kind) const {
+    return !options_.ops || std::find(options_.ops->begin(), options_.ops->end(), kind) != options_.ops->end();
+  }
+  // The ops carrier T supports and the options allow, those whose terms pair operands twice as
+  // likely (a slip there hides on most shapes).
+  std::vector<OpKind> allowedOps() const {
     std::vector<OpKind> kinds;
     for (OpKind kind : ops::opsSupportedBy<T>()) {
+      if (!allows(kind)) continue;
       kinds.push_back(kind);
       Signature s = ops::signature(kind);
       if (s == Signature::matmul || s == Signature::linear || s == Signature::vectors) kinds.push_back(kind);
     }
     return kinds;
   }
-  // The op without arguments or attributes to fall back on, and the op for constants.
-  static OpKind firstWith(Signature signature, bool attributes) {
+  // The allowed op of `signature` with or without attributes: the plain unary op to fall back
+  // on, the op for constants.
+  std::optional<OpKind> firstWith(Signature signature, bool attributes) const {
     for (OpKind kind : ops::opsSupportedBy<T>())
-      if (ops::signature(kind) == signature && ops::attributes<T>(kind).empty() != attributes) return kind;
-    assert(false && "every carrier supports a plain unary op and a constant");
-    return OpKind::opaque;
+      if (allows(kind) && ops::signature(kind) == signature && ops::attributes<T>(kind).empty() != attributes)
+        return kind;
+    return std::nullopt;
   }
 
   void addNode() {
     // Opaque nodes in a small share of graphs; otherwise a random op that can be built here.
-    if (pick_.percent(6)) {
+    if (allows(OpKind::opaque) && pick_.percent(6)) {
       std::size_t x = anyPosition();
       json node{{"op", "opaque"}, {"args", {x}}, {"attrs", {{"name", pick_.percent(50) ? "twice" : "const3"}}}};
       push(std::move(node), degree_[x]);
       return;
     }
-    for (int attempt = 0; attempt < 64; ++attempt)
+    for (int attempt = 0; attempt < 64 && !allowed_.empty(); ++attempt)
       if (tryAdd(pick_.pick(allowed_))) return;
-    std::size_t x = anyPosition();  // always possible
-    push(json{{"op", opName(fallbackOp_)}, {"args", {x}}}, degree_[x]);
+    if (!fallbackOp_) return;  // nothing fits: the case stays smaller
+    std::size_t x = anyPosition();
+    push(json{{"op", opName(*fallbackOp_)}, {"args", {x}}}, degree_[x]);
   }
 
   bool tryAdd(OpKind kind) {
@@ -173,26 +183,30 @@ class CaseWriter {
       case Signature::matrix: return one(positionWhere([](const Shape& s) { return s.size() == 2; }));
       case Signature::broadcast: return one(positionWhere([](const Shape& s) { return s.size() <= 2; }));
       case Signature::vectors: {
-        std::size_t x = ensure([](const Shape& s) { return s.size() == 1; }, Shape{3});
-        std::size_t y = sameShapeAs(x);
-        return Choice{{x, y}, x};
+        auto x = ensure([](const Shape& s) { return s.size() == 1; }, Shape{3});
+        if (!x) return std::nullopt;
+        return Choice{{*x, sameShapeAs(*x)}, x};
       }
       case Signature::matmul: {
         // Square left operands half the time: only there is a term told apart from its transpose.
         auto square = positionWhere([](const Shape& s) { return s.size() == 2 && s[0] == s[1]; });
-        std::size_t a = square && pick_.percent(50) ? *square
-                                                     : ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
-        const std::size_t k = shapeAt(a)[1];
+        auto a = square && pick_.percent(50) ? square
+                                              : ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+        if (!a) return std::nullopt;
+        const std::size_t k = shapeAt(*a)[1];
         Shape partner = pick_.percent(50) ? Shape{k} : Shape{k, 1 + pick_.below(3)};
-        std::size_t b = ensure([&](const Shape& s) { return s == partner; }, partner);
-        return Choice{{a, b}, a};
+        auto b = ensure([&](const Shape& s) { return s == partner; }, partner);
+        if (!b) return std::nullopt;
+        return Choice{{*a, *b}, a};
       }
       case Signature::linear: {
-        std::size_t w = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
-        const Shape ws = shapeAt(w);
-        std::size_t x = ensure([&](const Shape& s) { return s == Shape{ws[1]}; }, Shape{ws[1]});
-        std::size_t b = ensure([&](const Shape& s) { return s == Shape{ws[0]}; }, Shape{ws[0]});
-        return Choice{{w, x, b}, w};
+        auto w = ensure([](const Shape& s) { return s.size() == 2; }, Shape{2, 3});
+        if (!w) return std::nullopt;
+        const Shape ws = shapeAt(*w);
+        auto x = ensure([&](const Shape& s) { return s == Shape{ws[1]}; }, Shape{ws[1]});
+        auto b = ensure([&](const Shape& s) { return s == Shape{ws[0]}; }, Shape{ws[0]});
+        if (!x || !b) return std::nullopt;
+        return Choice{{*w, *x, *b}, w};
       }
       case Signature::concat: {
         auto x = positionWhere([](const Shape& s) { return !s.empty(); });
@@ -284,9 +298,10 @@ class CaseWriter {
   json inputsJson_ = json::array(), nodes_ = json::array(), values_ = json::array(), data_ = json::object();
   std::vector<int> degree_;
   std::size_t dataKeys_ = 0;
+  const CaseOptions options_;
   const std::vector<OpKind> allowed_ = allowedOps();
-  const OpKind fallbackOp_ = firstWith(Signature::any, false);
-  const OpKind constantOp_ = firstWith(Signature::none, true);
+  const std::optional<OpKind> fallbackOp_ = firstWith(Signature::any, false);
+  const std::optional<OpKind> constantOp_ = firstWith(Signature::none, true);
 };
 
 }  // namespace tc::gen::detail

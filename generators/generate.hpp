@@ -5,8 +5,8 @@
 namespace tc::gen {
 
 template <class T>
-nlohmann::json randomCase(std::uint64_t seed, int size) {
-  return detail::CaseWriter<T>(seed, size).build();
+nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options) {
+  return detail::CaseWriter<T>(seed, size, options).build();
 }
 
 template <class T>

@@ -7,7 +7,7 @@
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
 #include "properties/dual_forward.h"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
@@ -30,8 +30,8 @@ std::string adjointSkipReason(const Graph<T>& graph, const Context<T>& context, 
 }
 
 template <class T>
-Verdict adjoint_identity(const Engine<T>& engine, const Case<T>& c) {
-  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+Verdict adjoint_identity(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution || !context) return Verdict::skip("domain failure");  // compileChecked_context judges these
   if (std::string reason = adjointSkipReason(c.graph, *context, c.data); !reason.empty())

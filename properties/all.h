@@ -5,7 +5,7 @@
 
 #include "core/io/case_file.h"
 #include "properties/compare.h"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
@@ -19,7 +19,7 @@ template <class T>
 struct NamedProperty {
   std::string_view name;
   Scope scope;
-  Verdict (*check)(const Engine<T>&, const Case<T>&);
+  Verdict (*check)(const EngineUnderTest<T>&, const Case<T>&);
 };
 
 //! The theorem properties and every oracle that applies to carrier T: linearity on exact

@@ -17,7 +17,7 @@ namespace detail {
 
 // A runtime-scoped property behind the uniform signature.
 template <class T, Verdict (*check)(const Case<T>&)>
-Verdict ignoringEngine(const Engine<T>&, const Case<T>& c) {
+Verdict ignoringEngine(const EngineUnderTest<T>&, const Case<T>& c) {
   return check(c);
 }
 

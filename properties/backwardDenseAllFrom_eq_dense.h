@@ -8,7 +8,7 @@
 #include "core/ops/library.hpp"
 #include "core/graph/seed_pack.h"
 #include "properties/compare.hpp"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
@@ -37,16 +37,16 @@ std::size_t expectedVisits(const Graph<T>& graph, std::size_t output) {
 }
 
 template <class T>
-Verdict backwardDenseAllFrom_eq_dense(const Engine<T>& engine, const Case<T>& c) {
-  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+Verdict backwardDenseAllFrom_eq_dense(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   if (!execution) return Verdict::skip("domain failure");
   const Tensor<T>& seed = c.seeds[c.output];
   auto single = (*execution)->backwardSingle(c.output, seed);
   if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);
   auto dense = (*execution)->backwardDense(singleSeedPack(c.graph, c.output, seed));
   if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
-  Verdict same = comparePacks(fmt::format("single output {}", c.output), "backwardDenseAllFrom", single->gradients,
-                              "backwardDenseFrom", *dense);
+  Verdict same = comparePacks(Quantity::gradients, fmt::format("single output {}", c.output), "backwardDenseAllFrom",
+                              single->gradients, "backwardDenseFrom", *dense, subject.policy);
   if (!same.holds) return same;
   std::size_t expected = expectedVisits(c.graph, c.output);
   if (single->programsRun && *single->programsRun != expected)

@@ -1,9 +1,13 @@
 #pragma once
-// What the properties compare: packs value by value (== on exact carriers, bit patterns on IEEE),
-// errors by message, and tapes observationally.
+// What the properties compare: packs value by value under a comparison policy (== on exact
+// carriers; bit patterns or numeric values on IEEE), errors by message, and tapes observationally.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,52 +17,146 @@
 
 namespace tc::props {
 
+//! How two values are judged equal (docs/semantics.md §3.6). `bits`: exact carriers with ==,
+//! IEEE carriers by bit pattern, any two NaNs equal. `values`: numeric equality, so −0 equals +0
+//! and any NaN equals any NaN; on exact carriers the same as `bits`.
+enum class Policy { bits, values };
+
+inline std::string_view policyName(Policy policy) { return policy == Policy::bits ? "bits" : "values"; }
+
+//! The policy named `name`, or nullopt.
+inline std::optional<Policy> parsePolicy(std::string_view name) {
+  if (name == "bits") return Policy::bits;
+  if (name == "values") return Policy::values;
+  return std::nullopt;
+}
+
+//! Whether `a` and `b` are equal under `policy`.
+template <class T>
+bool sameUnder(Policy policy, const T& a, const T& b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (policy == Policy::values) return a == b || (std::isnan(a) && std::isnan(b));
+  return Carrier<T>::same(a, b);
+}
+
+//! Steps between two finite IEEE values along the ordered line of representable numbers.
+template <class F>
+std::uint64_t ulpDistance(F a, F b) {
+  using Bits = std::conditional_t<sizeof(F) == 8, std::int64_t, std::int32_t>;
+  auto ordered = [](F x) {
+    Bits bits = std::bit_cast<Bits>(x);
+    return static_cast<std::int64_t>(bits < 0 ? std::numeric_limits<Bits>::min() - bits : bits);
+  };
+  std::int64_t d = ordered(a) - ordered(b);
+  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+}
+
+//! The classes of a difference between two values, from mildest to worst: a signed zero, a few
+//! ulp (1, 4, 16, 64, 256, 1024: the smallest bound that holds), a NaN on one side only, and any
+//! other (on exact carriers every difference is `other`).
+inline constexpr std::string_view kDifferenceClasses[] = {"signed zero", "within 1 ulp",   "within 4 ulp",
+                                                          "within 16 ulp", "within 64 ulp", "within 256 ulp",
+                                                          "within 1024 ulp", "NaN",          "other"};
+
+//! The index in kDifferenceClasses of the difference between `a` and `b` (which differ).
+template <class T>
+std::size_t differenceClass(const T& a, const T& b) {
+  constexpr std::size_t other = std::size(kDifferenceClasses) - 1, nan = other - 1;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a == 0 && b == 0) return 0;
+    if (std::isnan(a) != std::isnan(b)) return nan;
+    if (!std::isfinite(a) || !std::isfinite(b)) return other;
+    std::uint64_t ulps = ulpDistance(a, b), bound = 1;
+    for (std::size_t k = 1; k < nan; ++k, bound *= 4)
+      if (ulps <= bound) return k;
+  }
+  return other;
+}
+
 //! The two sides of a failed comparison at one position, formatted for a listing.
 struct PositionDifference {
   std::size_t position;
   std::string left, right;
 };
 
+//! What a comparison of two per-position packs looked at: forward values or gradients. A survey
+//! blames a forward difference on the op of its first differing node, a gradient difference on
+//! the ops that feed cotangent into its last differing position.
+enum class Quantity { forwardValues, gradients };
+
 //! A property's verdict on one case: it holds, or what differed. A property that does not
-//! apply to a case (an oracle at a kink, say) holds vacuously and names why in `skipped`.
-//! A failed comparison of two per-position packs also names both sides and every position
-//! where they differ.
+//! apply to a case (an oracle at a kink, say) holds vacuously and names why in `skipped`; a case
+//! using an op the engine does not support is not run and names the op in `unsupported`.
+//! A failed comparison of two per-position packs also names both sides, the quantity, every
+//! position where they differ and the worst class of difference (an index in kDifferenceClasses).
 struct Verdict {
   bool holds = true;
   std::string why;
   std::string skipped;
+  std::string unsupported;
   std::string leftName, rightName;
   std::vector<PositionDifference> differences;
+  Quantity quantity = Quantity::forwardValues;
+  std::optional<std::size_t> differenceClass;
   static Verdict pass() { return {}; }
-  static Verdict fail(std::string why) { return {false, std::move(why), {}, {}, {}, {}}; }
-  static Verdict skip(std::string reason) { return {true, {}, std::move(reason), {}, {}, {}}; }
+  static Verdict fail(std::string why) {
+    Verdict v;
+    v.holds = false, v.why = std::move(why);
+    return v;
+  }
+  static Verdict skip(std::string reason) {
+    Verdict v;
+    v.skipped = std::move(reason);
+    return v;
+  }
+  static Verdict unsupportedOp(std::string op) {
+    Verdict v;
+    v.unsupported = std::move(op);
+    return v;
+  }
 };
 
-//! Empty when equal, else the first difference ("position 3 value 1: 2 vs 5/2").
+//! Empty when equal under `policy`, else the first difference ("position 3 value 1: 2 vs 5/2").
 template <class T>
-std::string packDifference(const Pack<T>& left, const Pack<T>& right) {
+std::string packDifference(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
   if (left.size() != right.size()) return fmt::format("{} positions vs {}", left.size(), right.size());
   for (std::size_t p = 0; p < left.size(); ++p) {
     if (left[p].shape != right[p].shape)
       return fmt::format("position {}: shape {} vs {}", p, formatShape(left[p].shape), formatShape(right[p].shape));
     for (std::size_t i = 0; i < left[p].size(); ++i)
-      if (!Carrier<T>::same(left[p][i], right[p][i]))
+      if (!sameUnder(policy, left[p][i], right[p][i]))
         return fmt::format("position {} value {}: {} vs {}", p, i, Carrier<T>::format(left[p][i]),
                            Carrier<T>::format(right[p][i]));
   }
   return {};
 }
 
-//! Holds when the packs are equal; otherwise fails with "what: first difference" and lists
-//! every differing position with both sides' values.
+//! The worst class (index in kDifferenceClasses) among the values that differ under `policy`.
 template <class T>
-Verdict comparePacks(std::string_view what, std::string_view leftName, const Pack<T>& left, std::string_view rightName,
-                     const Pack<T>& right) {
-  std::string first = packDifference(left, right);
+std::size_t worstDifference(const Pack<T>& left, const Pack<T>& right, Policy policy) {
+  constexpr std::size_t other = std::size(kDifferenceClasses) - 1;
+  if (left.size() != right.size()) return other;
+  std::size_t worst = 0;
+  for (std::size_t p = 0; p < left.size(); ++p) {
+    if (left[p].shape != right[p].shape) return other;
+    for (std::size_t i = 0; i < left[p].size(); ++i)
+      if (!sameUnder(policy, left[p][i], right[p][i])) worst = std::max(worst, differenceClass(left[p][i], right[p][i]));
+  }
+  return worst;
+}
+
+//! Holds when the packs are equal under `policy`; otherwise fails with "what: first difference"
+//! and lists every differing position with both sides' values.
+template <class T>
+Verdict comparePacks(Quantity quantity, std::string_view what, std::string_view leftName, const Pack<T>& left,
+                     std::string_view rightName, const Pack<T>& right, Policy policy = Policy::bits) {
+  std::string first = packDifference(left, right, policy);
   if (first.empty()) return Verdict::pass();
   Verdict verdict = Verdict::fail(fmt::format("{} vs {}: {}", leftName, rightName, first));
   if (!what.empty()) verdict.why = fmt::format("{}: {}", what, verdict.why);
   verdict.leftName = leftName, verdict.rightName = rightName;
+  verdict.quantity = quantity;
+  verdict.differenceClass = worstDifference(left, right, policy);
   auto formatted = [](const Pack<T>& pack, std::size_t p) {
     if (p >= pack.size()) return std::string("(missing)");
     std::string text = formatShape(pack[p].shape);
@@ -66,7 +164,7 @@ Verdict comparePacks(std::string_view what, std::string_view leftName, const Pac
     return text;
   };
   for (std::size_t p = 0; p < std::max(left.size(), right.size()); ++p)
-    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}).empty())
+    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}, policy).empty())
       verdict.differences.push_back({p, formatted(left, p), formatted(right, p)});
   return verdict;
 }

@@ -4,19 +4,19 @@
 #include "core/io/case_file.h"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict compileChecked_backwardDenseFrom(const Engine<T>& engine, const Case<T>& c) {
-  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+Verdict compileChecked_backwardDenseFrom(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution || !context) return Verdict::skip("domain failure");  // compileChecked_context judges these
   auto dense = (*execution)->backwardDense(c.seeds);
   if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
   Pack<T> reference = spec::backpropAllCtx(c.graph, *context, c.data, c.seeds);
-  return comparePacks("", "backwardDenseFrom", *dense, "backpropAll", reference);
+  return comparePacks(Quantity::gradients, "", "backwardDenseFrom", *dense, "backpropAll", reference, subject.policy);
 }
 
 }  // namespace tc::props

@@ -5,24 +5,27 @@
 #include "core/io/case_file.h"
 #include "core/runtime/lowering.h"
 #include "properties/compare.hpp"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict compileChecked_backwardDenseFrom_eq_tape(const Engine<T>& engine, const Case<T>& c) {
-  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+Verdict compileChecked_backwardDenseFrom_eq_tape(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   // The unchecked lowering is defined where the checked evaluation succeeds.
   if (!execution || !evaluateChecked(c.graph, *c.inputs, c.data)) return Verdict::skip("domain failure");
   auto lowered = lowerGraphDataToTape(c.graph, *c.inputs, c.data);
   Pack<T> tapeValues;
   for (const TapeNode<T>& node : lowered.tape.nodes) tapeValues.push_back(node.value);
-  Verdict values = comparePacks("forward values", "context", (*execution)->context(), "tape", tapeValues);
+  Verdict values = comparePacks(Quantity::forwardValues, "forward values", "context", (*execution)->context(), "tape",
+                                tapeValues, subject.policy);
   if (!values.holds) return values;
   auto dense = (*execution)->backwardDense(c.seeds);
   auto tape = lowered.tape.backwardDenseFrom(c.seeds);
-  if (dense && tape) return comparePacks("", "backwardDenseFrom", *dense, "tape", *tape);
-  std::string d = resultDifference(dense, tape, [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
+  if (dense && tape)
+    return comparePacks(Quantity::gradients, "", "backwardDenseFrom", *dense, "tape", *tape, subject.policy);
+  std::string d =
+      resultDifference(dense, tape, [&](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b, subject.policy); });
   return d.empty() ? Verdict::pass() : Verdict::fail("backwardDenseFrom vs lowerGraphDataToTape tape: " + d);
 }
 

@@ -4,18 +4,19 @@
 #include "core/io/case_file.h"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict compileChecked_context(const Engine<T>& engine, const Case<T>& c) {
-  auto execution = engine.compile(c.graph, *c.inputs, c.data);
+Verdict compileChecked_context(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   auto reference = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution && !reference) return Verdict::skip("domain failure");
   if (!reference) return Verdict::fail("compile succeeded but eval failed: " + reference.error().message);
   if (!execution) return Verdict::fail("compile failed but eval succeeds: " + execution.error().message);
-  return comparePacks("", "context", (*execution)->context(), "eval", *reference);
+  return comparePacks(Quantity::forwardValues, "", "context", (*execution)->context(), "eval", *reference,
+                      subject.policy);
 }
 
 }  // namespace tc::props

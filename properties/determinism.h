@@ -5,12 +5,13 @@
 // and a pass that fails on a compiled case fails the property.
 #include "core/io/case_file.h"
 #include "properties/compare.hpp"
-#include "properties/engine.h"
+#include "properties/engine_under_test.h"
 
 namespace tc::props {
 
 template <class T>
-Verdict determinism(const Engine<T>& engine, const Case<T>& c) {
+Verdict determinism(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  const Engine<T>& engine = subject.engine;
   auto first = engine.compile(c.graph, *c.inputs, c.data);
   auto second = engine.compile(c.graph, *c.inputs, c.data);
   if (!first && !second && first.error() == second.error()) return Verdict::skip("domain failure");

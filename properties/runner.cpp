@@ -1,5 +1,8 @@
 #include "properties/runner.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "properties/report.h"
 
 #include "core/carriers/rational.h"
@@ -23,6 +26,15 @@ std::uint64_t nameHash(std::string_view name) {
 
 std::uint64_t caseSeed(std::uint64_t runSeed, std::string_view property, std::string_view carrier, std::size_t index) {
   return mix(mix(runSeed, nameHash(property)), mix(nameHash(carrier), index));
+}
+
+std::string PropertyRun::nothingCompared() const {
+  if (compared() > 0 || failed > 0) return {};
+  std::vector<std::string> reasons;
+  for (const auto& [reason, count] : skipReasons) reasons.push_back(fmt::format("{} skipped: {}", count, reason));
+  for (const auto& [op, count] : unsupportedOps) reasons.push_back(fmt::format("{} unsupported: op {}", count, op));
+  if (cases == 0) return "nothing compared: no cases ran";
+  return fmt::format("nothing compared: {} of {} cases ({})", cases, cases, fmt::join(reasons, ", "));
 }
 
 std::vector<std::string_view> allPropertyNames() {

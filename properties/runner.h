@@ -8,8 +8,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "generators/coverage.h"
+#include "generators/generate.h"
 #include "properties/all.h"
 
 namespace tc::props {
@@ -21,42 +24,73 @@ struct Counterexample {
   Verdict verdict;
 };
 
-//! How a property fared on one carrier: cases run, cases it did not apply to (by reason), time,
-//! and the counterexample if one case failed (the run stops at the first failure).
+//! One kind of failure found by a survey: the op it is blamed on (a forward difference on the op
+//! of its first differing node, a gradient difference on the ops feeding its last differing
+//! position, "-" when nothing was compared), the class of difference (kDifferenceClasses, or
+//! "error" when no values were compared), how many cases failed this way, and the first of them
+//! shrunk while it keeps failing the same way.
+struct FailureKind {
+  std::string op, difference;
+  std::size_t cases = 0;
+  Counterexample example;
+};
+
+//! How a property fared on one carrier: cases run; cases it did not apply to (by reason); cases
+//! using an op the engine's profile does not support (by op); cases that failed; time; the first
+//! failure shrunk (a run stops there unless it is a survey); and in a survey every kind of failure.
 struct PropertyRun {
-  std::size_t cases = 0, skipped = 0;
-  std::map<std::string, std::size_t> skipReasons;
+  std::size_t cases = 0, skipped = 0, unsupported = 0, failed = 0;
+  std::map<std::string, std::size_t> skipReasons, unsupportedOps;
   double ms = 0;
   std::optional<Counterexample> failure;
+  std::vector<FailureKind> kinds;
+
+  //! The cases in which the property really compared something.
+  std::size_t compared() const { return cases - skipped - unsupported; }
+  //! Why a run without a counterexample still fails because it compared nothing; empty otherwise.
+  std::string nothingCompared() const;
+  bool passed() const { return failed == 0 && nothingCompared().empty(); }
 };
 
 //! The seed of case `index` of a property on a carrier, in a run with `runSeed`.
 std::uint64_t caseSeed(std::uint64_t runSeed, std::string_view property, std::string_view carrier, std::size_t index);
 
 //! How many generated cases a property runs on, from which run seed, and how large they grow:
-//! case i of n has size i * maxSize / n (0 to 100 scales the number of nodes).
+//! case i of n has size i * maxSize / n (0 to 100 scales the number of nodes). A survey does not
+//! stop at the first failure; it tallies every failure by kind.
 struct RunSettings {
   std::size_t cases = 100;
   std::uint64_t seed = 1;
   int maxSize = 100;
+  bool survey = false;
 };
 
 //! Where a run's cases come from: the document of case `index`.
 using CaseSource = std::function<nlohmann::json(std::size_t index)>;
 
-//! The verdict on a case document; a document that does not load fails with the loader's message.
+//! An engine under test, spelled so that a plain Engine<T> converts to it at the calls below.
 template <class T>
-Verdict checkDocument(const NamedProperty<T>& property, const Engine<T>& engine, const nlohmann::json& doc);
+using Subject = std::type_identity_t<EngineUnderTest<T>>;
 
-//! Runs `property` on `cases` documents from `source`, shrinking the first failure. Each case's
-//! coverage tags go to `coverage` when given. A document that does not load fails the run.
+//! The verdict on a case document; a document that does not load fails with the loader's message,
+//! a case with an op the subject's profile does not support is `unsupported`.
 template <class T>
-PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage = nullptr);
+Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc);
 
-//! runPropertyOn with generated cases.
+//! Runs `property` on `cases` documents from `source`, shrinking the first failure (in a survey:
+//! the first of each kind). Each case's coverage tags go to `coverage` when given. A document that
+//! does not load fails the run.
 template <class T>
-PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, const RunSettings& settings,
+PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
+                          const CaseSource& source, gen::CoverageTally* coverage = nullptr, bool survey = false);
+
+//! runPropertyOn with generated cases, drawn only from the ops the subject's profile supports.
+template <class T>
+PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subject, const RunSettings& settings,
                         gen::CoverageTally* coverage = nullptr);
+
+//! The op a failing verdict on `c` is blamed on (see FailureKind).
+template <class T>
+std::string blamedOp(const Case<T>& c, const Verdict& verdict);
 
 }  // namespace tc::props

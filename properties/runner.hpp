@@ -1,6 +1,10 @@
 #pragma once
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <chrono>
 
+#include "core/ops/library.hpp"
 #include "generators/coverage.hpp"
 #include "generators/generate.hpp"
 #include "generators/shrink.hpp"
@@ -11,60 +15,120 @@ namespace tc::props {
 namespace detail {
 
 template <class T>
-Verdict checkCase(const NamedProperty<T>& property, const Engine<T>& engine, const Case<T>& loaded) {
+Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
   if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
-  return property.check(engine, loaded);
+  if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
+    return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
+  return property.check(subject, loaded);
 }
 
 template <class T>
-Verdict checkLoaded(const NamedProperty<T>& property, const Engine<T>& engine, const Result<Case<T>>& loaded) {
+Verdict checkLoaded(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                    const Result<Case<T>>& loaded) {
   if (!loaded) return Verdict::fail("the case does not load: " + loaded.error().message);
-  return checkCase(property, engine, *loaded);
+  return checkCase(property, subject, *loaded);
+}
+
+inline std::string differenceOf(const Verdict& verdict) {
+  return verdict.differenceClass ? std::string(kDifferenceClasses[*verdict.differenceClass]) : "error";
+}
+
+// Shrinks a failing case while it keeps failing the same way (`same` on its verdict).
+template <class T, class Same>
+Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, nlohmann::json doc,
+                             Case<T> loaded, Same&& same) {
+  gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(loaded))};
+  auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
+    Verdict verdict = checkCase(property, subject, *candidate.loaded);
+    return !verdict.holds && same(*candidate.loaded, verdict);
+  });
+  Verdict shrunkVerdict = checkCase(property, subject, *small.loaded);
+  return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(shrunkVerdict)};
+}
+
+// Tallies a failing case in a survey: a new kind gets its own shrunk example.
+template <class T>
+void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const nlohmann::json& doc, const Case<T>& loaded, const Verdict& verdict) {
+  std::string op = blamedOp(loaded, verdict), difference = differenceOf(verdict);
+  for (FailureKind& kind : run.kinds)
+    if (kind.op == op && kind.difference == difference) {
+      ++kind.cases;
+      return;
+    }
+  auto sameKind = [&](const Case<T>& c, const Verdict& v) { return blamedOp(c, v) == op && differenceOf(v) == difference; };
+  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, doc, loaded, sameKind)});
 }
 
 }  // namespace detail
 
 template <class T>
-Verdict checkDocument(const NamedProperty<T>& property, const Engine<T>& engine, const nlohmann::json& doc) {
-  return detail::checkLoaded(property, engine, parseCase<T>(doc.dump()));
+std::string blamedOp(const Case<T>& c, const Verdict& verdict) {
+  if (verdict.differences.empty()) return "-";
+  const Graph<T>& graph = c.graph;
+  auto labelAt = [&](std::size_t p) {
+    return p < graph.inputs.size() ? std::string("input") : ops::nodeLabel(graph.nodeAt(p).op, graph.nodeAt(p).attrs);
+  };
+  if (verdict.quantity == Quantity::forwardValues) return labelAt(verdict.differences.front().position);
+  // A gradient differs first (in reverse order) at its highest position: blame what feeds it.
+  const std::size_t p = verdict.differences.back().position;
+  std::vector<std::string> feeders;
+  for (std::size_t k = std::max(p + 1, graph.inputs.size()); k < graph.positionCount(); ++k) {
+    const Node<T>& node = graph.nodeAt(k);
+    bool feeds = ops::isDense(node.op) || std::find(node.args.begin(), node.args.end(), p) != node.args.end();
+    std::string label = labelAt(k);
+    if (feeds && std::find(feeders.begin(), feeders.end(), label) == feeders.end()) feeders.push_back(label);
+  }
+  return feeders.empty() ? std::string("seed") : fmt::format("{}", fmt::join(feeders, "+"));
 }
 
 template <class T>
-PropertyRun runPropertyOn(const NamedProperty<T>& property, const Engine<T>& engine, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage) {
+Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc) {
+  return detail::checkLoaded(property, subject, parseCase<T>(doc.dump()));
+}
+
+template <class T>
+PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
+                          const CaseSource& source, gen::CoverageTally* coverage, bool survey) {
   PropertyRun run;
   auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < cases && !run.failure; ++i) {
+  for (std::size_t i = 0; i < cases && (survey || !run.failure); ++i) {
     nlohmann::json doc = source(i);
     auto loaded = parseCase<T>(doc.dump());
-    Verdict verdict = detail::checkLoaded(property, engine, loaded);
+    Verdict verdict = detail::checkLoaded(property, subject, loaded);
     if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
     ++run.cases;
     if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
+    if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
     if (verdict.holds) continue;
+    ++run.failed;
     if (!loaded || !loaded->inputs) {  // nothing to shrink
-      run.failure = Counterexample{doc, doc, 0, std::move(verdict)};
-      break;
+      if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
+      if (survey) run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
+      continue;
     }
-    gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(*loaded))};
-    auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
-      return !detail::checkCase(property, engine, *candidate.loaded).holds;
-    });
-    Verdict shrunkVerdict = detail::checkCase(property, engine, *small.loaded);
-    run.failure = Counterexample{std::move(doc), std::move(small.doc), steps, std::move(shrunkVerdict)};
+    if (survey) {
+      detail::tallyKind(run, property, subject, doc, *loaded, verdict);
+      if (!run.failure) run.failure = run.kinds.back().example;
+      continue;
+    }
+    run.failure = detail::shrunkFailure(property, subject, std::move(doc), std::move(*loaded),
+                                        [](const Case<T>&, const Verdict&) { return true; });
   }
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;
 }
 
 template <class T>
-PropertyRun runProperty(const NamedProperty<T>& property, const Engine<T>& engine, const RunSettings& settings,
+PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subject, const RunSettings& settings,
                         gen::CoverageTally* coverage) {
   const int maxSize = std::clamp(settings.maxSize, 0, 100);
-  return runPropertyOn(property, engine, settings.cases, [&](std::size_t i) {
+  gen::CaseOptions options;
+  options.ops = subject.profile->opsOn(Carrier<T>::name);
+  return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
-    return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size);
-  }, coverage);
+    return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options);
+  }, coverage, settings.survey);
 }
 
 }  // namespace tc::props

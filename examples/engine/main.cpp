@@ -19,10 +19,14 @@ int checkOn(const tc::Engine<T>& engine, const tc::props::RunSettings& settings)
   for (const auto& property : tc::props::propertiesFor<T>()) {
     if (property.scope != tc::props::Scope::engine) continue;  // the others check tapecheck's own runtime
     tc::props::PropertyRun run = tc::props::runProperty(property, engine, settings);
-    fmt::print("{:<42} {:<9} {:>5} cases  {}\n", property.name, tc::Carrier<T>::name, run.cases,
-               run.failure ? "FAIL" : "pass");
-    if (!run.failure) continue;
+    fmt::print("{:<42} {:<9} {:>5} cases {:>5} compared  {}\n", property.name, tc::Carrier<T>::name, run.cases,
+               run.compared(), run.passed() ? "pass" : "FAIL");
+    if (run.passed()) continue;
     ++failures;
+    if (!run.failure) {
+      fmt::print("  {}\n", run.nothingCompared());
+      continue;
+    }
     const tc::props::Counterexample& failure = *run.failure;
     fmt::print("  {}\n  shrunk in {} steps from {} to {} nodes:\n{}", failure.verdict.why, failure.shrinkSteps,
                failure.original["nodes"].size(), failure.shrunk["nodes"].size(),

@@ -13,13 +13,15 @@
   template const Engine<T>& builtinEngine<T>(std::string_view);                                                 \
   template std::vector<props::NamedProperty<T>> props::propertiesFor<T>();                                      \
   template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                            \
-  template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const Engine<T>&,              \
+  template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,      \
                                                   const nlohmann::json&);                                       \
-  template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const Engine<T>&,          \
-                                                      std::size_t, const props::CaseSource&, gen::CoverageTally*); \
-  template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const Engine<T>&,            \
+  template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const props::Subject<T>&,  \
+                                                      std::size_t, const props::CaseSource&, gen::CoverageTally*, \
+                                                      bool);                                                    \
+  template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const props::Subject<T>&,    \
                                                     const props::RunSettings&, gen::CoverageTally*);            \
-  template nlohmann::json gen::randomCase<T>(std::uint64_t, int);                                               \
+  template std::string props::blamedOp<T>(const Case<T>&, const props::Verdict&);                               \
+  template nlohmann::json gen::randomCase<T>(std::uint64_t, int, const gen::CaseOptions&);                      \
   template std::optional<gen::LoadedDoc<T>> gen::loadDoc<T>(nlohmann::json);                                   \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const nlohmann::json&);                             \

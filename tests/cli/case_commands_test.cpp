@@ -167,6 +167,13 @@ TEST(RunReports, JunitHasOneTestcasePerPropertyAndCarrierAndJsonParses) {
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["results"].size(), 47u);
   EXPECT_EQ(report["passed"], true);
+  EXPECT_EQ(report["policy"], "bits");
+  for (const auto& row : report["results"]) {
+    EXPECT_EQ(row["policy"], "bits");
+    EXPECT_EQ(row["compared"].get<std::size_t>() + row["skipped"].get<std::size_t>() + row["unsupported"].get<std::size_t>(),
+              row["cases"].get<std::size_t>());
+    EXPECT_GT(row["compared"].get<std::size_t>(), 0u) << row.dump();
+  }
   EXPECT_EQ(report["seed"], 3);
   EXPECT_TRUE(report["coverage"].contains("rational"));
   CommandRun count = tc::testing::runCommand(

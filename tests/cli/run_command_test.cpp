@@ -65,6 +65,16 @@ TEST(RunCommand, RunsTheEnginePropertiesOnEveryBuiltinEngine) {
   EXPECT_EQ(runTapecheck("run --engine torch").status, 2);
 }
 
+TEST(RunCommand, ReportsThePolicyAndHowManyCasesWereCompared) {
+  CommandRun run = runTapecheck("run --cases 20 --seed 4 --carrier double --policy values --survey");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("policy values, survey"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("compared skipped unsupp."), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("survey: failures by kind"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("(no failures)"), std::string::npos) << run.out;
+  EXPECT_EQ(runTapecheck("run --policy loose").status, 2);
+}
+
 TEST(MutantsCommand, ANormalBuildHasNoMutantsAndSaysHowToGetThem) {
   CommandRun run = runTapecheck("mutants");
   EXPECT_EQ(run.status, 2);

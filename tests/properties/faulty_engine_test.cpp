@@ -130,8 +130,10 @@ std::vector<std::string> failingProperties(const Engine<T>& engine, std::size_t 
   for (const auto& property : props::propertiesFor<T>()) {
     if (property.scope != props::Scope::engine) continue;
     props::PropertyRun run = props::runProperty(property, engine, {cases, seed});
-    if (!run.failure) continue;
+    if (run.passed()) continue;
     failed.emplace_back(property.name);
+    EXPECT_TRUE(run.failure) << property.name << ": " << run.nothingCompared();
+    if (!run.failure) continue;
     EXPECT_LE(run.failure->shrunk["nodes"].size(), 3u)
         << property.name << " on engine " << engine.name() << ": " << run.failure->shrunk.dump();
   }

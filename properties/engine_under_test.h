@@ -1,0 +1,21 @@
+#pragma once
+// What an engine-scoped property is given besides the case: the engine, the policy its results
+// are judged by, and what it declares about itself.
+#include "properties/compare.h"
+#include "properties/engine.h"
+#include "properties/profile.h"
+
+namespace tc::props {
+
+//! An engine under test. `policy` judges every comparison of its results with the reference;
+//! the engine and `profile` must outlive it. An Engine<T> converts to one with the defaults.
+template <class T>
+struct EngineUnderTest {
+  EngineUnderTest(const Engine<T>& engine, Policy policy = Policy::bits, const EngineProfile& profile = specProfile())
+      : engine(engine), policy(policy), profile(&profile) {}
+  const Engine<T>& engine;
+  Policy policy;
+  const EngineProfile* profile;
+};
+
+}  // namespace tc::props

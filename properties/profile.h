@@ -1,0 +1,53 @@
+#pragma once
+// What an engine declares about itself (docs/semantics.md §3.6): the carriers and ops it
+// supports, so that a case it cannot run is counted as unsupported rather than passed or failed,
+// and the generator does not spend cases on it.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/ops/op_kind.h"
+
+namespace tc {
+
+//! An engine's declared capabilities. `carriers` empty: every carrier. A carrier missing from
+//! `ops`: every op that carrier supports; listed: only those ops (OpKind::opaque stands for every
+//! registered opaque program). tapecheck's own engines have the default profile, `spec`.
+struct EngineProfile {
+  std::string name = "spec";
+  std::vector<std::string> carriers;
+  std::map<std::string, std::vector<OpKind>, std::less<>> ops;
+
+  bool supportsCarrier(std::string_view carrier) const {
+    return carriers.empty() || std::find(carriers.begin(), carriers.end(), carrier) != carriers.end();
+  }
+  bool supportsOp(std::string_view carrier, OpKind kind) const {
+    auto listed = ops.find(carrier);
+    return listed == ops.end() || std::find(listed->second.begin(), listed->second.end(), kind) != listed->second.end();
+  }
+  //! The ops of `carrier` this profile restricts generation to, or nullopt for no restriction.
+  std::optional<std::vector<OpKind>> opsOn(std::string_view carrier) const {
+    auto listed = ops.find(carrier);
+    if (listed == ops.end()) return std::nullopt;
+    return listed->second;
+  }
+  //! The first node of `graph` whose op the profile does not support on `carrier`, or nullopt.
+  template <class T>
+  std::optional<std::size_t> firstUnsupportedNode(std::string_view carrier, const Graph<T>& graph) const {
+    for (std::size_t k = 0; k < graph.nodes.size(); ++k)
+      if (!supportsOp(carrier, graph.nodes[k].op)) return graph.inputs.size() + k;
+    return std::nullopt;
+  }
+};
+
+//! The profile of tapecheck's own engines: every carrier, every op.
+inline const EngineProfile& specProfile() {
+  static const EngineProfile spec;
+  return spec;
+}
+
+}  // namespace tc

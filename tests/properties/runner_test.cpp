@@ -1,0 +1,214 @@
+// The runner's bookkeeping: a row that compared nothing fails with a reason; cases with ops the
+// engine's profile does not support are counted, not run, and not generated; comparison
+// policies; and survey mode, which tallies failures by op and class of difference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/carriers/rational.h"
+#include "core/spec/reference.h"
+#include "properties/report.h"
+#include "properties/runner.h"
+
+namespace tc {
+namespace {
+
+// Compiles nothing: every compile fails with the same message.
+template <class T>
+class RefusingEngine final : public Engine<T> {
+ public:
+  std::string_view name() const override { return "refusing"; }
+  Result<std::unique_ptr<const Execution<T>>> compile(const Graph<T>&, const Pack<T>&, const Data<T>&) const override {
+    return fail("this engine compiles nothing");
+  }
+};
+
+// The reference forward context with two planted differences: every `sum` node one ulp high, and
+// every zero a relu produces negative.
+class NudgingExecution final : public Execution<double> {
+ public:
+  NudgingExecution(const Graph<double>& graph, Context<double> context) : context_(std::move(context)) {
+    for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
+      for (double& v : context_[p].values) {
+        if (graph.nodeAt(p).op == OpKind::sum) v = std::nextafter(v, std::numeric_limits<double>::infinity());
+        if (graph.nodeAt(p).op == OpKind::relu && v == 0) v = -0.0;
+      }
+    }
+  }
+  const Context<double>& context() const override { return context_; }
+  Result<Pack<double>> backwardDense(const Pack<double>&) const override { return fail("not used"); }
+  Result<SingleOutputResult<double>> backwardSingle(std::size_t, const Tensor<double>&) const override {
+    return fail("not used");
+  }
+
+ private:
+  Context<double> context_;
+};
+
+class NudgingEngine final : public Engine<double> {
+ public:
+  std::string_view name() const override { return "nudging"; }
+  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
+                                                           const Data<double>& data) const override {
+    auto context = spec::eval(graph, inputs, data);
+    if (!context) return std::unexpected(context.error());
+    return std::make_unique<const NudgingExecution>(graph, std::move(*context));
+  }
+};
+
+nlohmann::json caseWithExp() {
+  return nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "nodes": [{"op": "exp", "args": [0]}, {"op": "add", "args": [1, 0]}], "values": [["1", "2"]]})");
+}
+
+TEST(Health, ARowInWhichEveryCaseIsSkippedComparedNothingAndFails) {
+  const auto* property = props::findProperty<double>("compileChecked_backwardDenseFrom");
+  ASSERT_NE(property, nullptr);
+  props::PropertyRun run = props::runProperty(*property, RefusingEngine<double>(), {20, 1});
+  EXPECT_FALSE(run.failure) << "no case failed";
+  EXPECT_EQ(run.skipped, 20u);
+  EXPECT_EQ(run.compared(), 0u);
+  EXPECT_FALSE(run.passed());
+  EXPECT_EQ(run.nothingCompared(), "nothing compared: 20 of 20 cases (20 skipped: domain failure)");
+}
+
+TEST(Health, ARowThatComparedSomethingReportsHowMany) {
+  const auto* property = props::findProperty<Rational>("adjoint_identity");
+  ASSERT_NE(property, nullptr);
+  props::PropertyRun run = props::runProperty(*property, builtinEngine<Rational>("compiled"), {50, 1});
+  EXPECT_TRUE(run.passed());
+  EXPECT_GT(run.skipped, 0u) << "kinks and domain failures are skipped";
+  EXPECT_EQ(run.compared(), run.cases - run.skipped);
+  EXPECT_EQ(run.nothingCompared(), "");
+}
+
+TEST(Profiles, ACaseWithAnUnsupportedOpIsCountedNotRun) {
+  EngineProfile profile;
+  profile.name = "no-exp";
+  profile.ops["double"] = {OpKind::add, OpKind::mul, OpKind::neg, OpKind::constant};
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::EngineUnderTest<double> subject{RefusingEngine<double>(), props::Policy::bits, profile};
+  props::Verdict verdict = props::checkDocument(*property, subject, caseWithExp());
+  EXPECT_TRUE(verdict.holds);
+  EXPECT_EQ(verdict.unsupported, "exp");
+  // A run of such cases compares nothing, and says so.
+  props::PropertyRun run = props::runPropertyOn(*property, subject, 4, [](std::size_t) { return caseWithExp(); });
+  EXPECT_EQ(run.unsupported, 4u);
+  EXPECT_FALSE(run.passed());
+  EXPECT_EQ(run.nothingCompared(), "nothing compared: 4 of 4 cases (4 unsupported: op exp)");
+}
+
+TEST(Profiles, GeneratedCasesUseOnlyTheProfilesOps) {
+  EngineProfile profile;
+  const std::vector<OpKind> allowed{OpKind::add, OpKind::mul, OpKind::matmul, OpKind::sum, OpKind::relu};
+  profile.ops["double"] = allowed;
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::EngineUnderTest<double> subject{builtinEngine<double>("compiled"), props::Policy::bits, profile};
+  props::PropertyRun run = props::runProperty(*property, subject, {200, 4});
+  EXPECT_TRUE(run.passed()) << run.nothingCompared();
+  EXPECT_EQ(run.unsupported, 0u);
+  std::set<OpKind> seen;
+  for (std::size_t i = 0; i < 200; ++i) {
+    gen::CaseOptions options{allowed};
+    auto loaded = parseCase<double>(gen::randomCase<double>(i, 100, options).dump());
+    ASSERT_TRUE(loaded);
+    for (const auto& node : loaded->graph.nodes) seen.insert(node.op);
+  }
+  EXPECT_EQ(seen, std::set<OpKind>(allowed.begin(), allowed.end())) << "every allowed op, and no other";
+}
+
+TEST(Policies, BitsTellsSignedZerosApartAndValuesDoesNot) {
+  Pack<double> plus{Tensor<double>({2}, {0.0, 1.0})}, minus{Tensor<double>({2}, {-0.0, 1.0})};
+  props::Verdict bits = props::comparePacks(props::Quantity::forwardValues, "", "a", plus, "b", minus);
+  EXPECT_FALSE(bits.holds);
+  EXPECT_EQ(props::kDifferenceClasses[*bits.differenceClass], "signed zero");
+  EXPECT_TRUE(props::comparePacks(props::Quantity::forwardValues, "", "a", plus, "b", minus, props::Policy::values).holds);
+  // Any NaN equals any NaN under both; a NaN against a number differs under both.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Pack<double> nans{Tensor<double>({1}, {nan})}, other{Tensor<double>({1}, {-nan})}, number{Tensor<double>({1}, {1.0})};
+  for (props::Policy policy : {props::Policy::bits, props::Policy::values}) {
+    EXPECT_TRUE(props::comparePacks(props::Quantity::gradients, "", "a", nans, "b", other, policy).holds);
+    props::Verdict v = props::comparePacks(props::Quantity::gradients, "", "a", nans, "b", number, policy);
+    EXPECT_FALSE(v.holds);
+    EXPECT_EQ(props::kDifferenceClasses[*v.differenceClass], "NaN");
+  }
+}
+
+TEST(Policies, DifferencesAreClassifiedByTheirDistanceInUlp) {
+  auto classOf = [](double a, double b) { return std::string(props::kDifferenceClasses[props::differenceClass(a, b)]); };
+  const double one = 1.0, up = std::nextafter(1.0, 2.0);
+  EXPECT_EQ(classOf(one, up), "within 1 ulp");
+  EXPECT_EQ(classOf(-0.0, 0.0), "signed zero");
+  EXPECT_EQ(classOf(std::nextafter(0.0, 1.0), -std::nextafter(0.0, 1.0)), "within 4 ulp") << "across zero";
+  EXPECT_EQ(classOf(one, one + 4 * (up - one)), "within 4 ulp");
+  EXPECT_EQ(classOf(one, one + 5 * (up - one)), "within 16 ulp");
+  EXPECT_EQ(classOf(one, 2.0), "other");
+  EXPECT_EQ(classOf(one, std::numeric_limits<double>::infinity()), "other");
+  EXPECT_EQ(std::string(props::kDifferenceClasses[props::differenceClass(1.0f, std::nextafter(1.0f, 2.0f))]),
+            "within 1 ulp");
+  EXPECT_EQ(std::string(props::kDifferenceClasses[props::differenceClass(Rational(1), Rational(2))]), "other");
+}
+
+// Two planted differences, each found as its own kind with a small example; the run goes on past
+// the first failure.
+TEST(Survey, TalliesFailuresByOpAndClassWithOneShrunkExampleEach) {
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::RunSettings settings{300, 2};
+  settings.survey = true;
+  props::PropertyRun run = props::runProperty(*property, NudgingEngine(), settings);
+  EXPECT_FALSE(run.passed());
+  EXPECT_EQ(run.cases, 300u) << "a survey does not stop at the first failure";
+  std::map<std::pair<std::string, std::string>, std::size_t> kinds;
+  std::size_t tallied = 0;
+  for (const props::FailureKind& kind : run.kinds) {
+    kinds[{kind.op, kind.difference}] = kind.cases;
+    tallied += kind.cases;
+    EXPECT_LE(kind.example.shrunk["nodes"].size(), 3u) << kind.op << " " << kind.difference;
+    auto shrunk = parseCase<double>(kind.example.shrunk.dump());
+    ASSERT_TRUE(shrunk);
+    EXPECT_EQ(props::blamedOp(*shrunk, kind.example.verdict), kind.op) << "the example keeps its kind";
+  }
+  EXPECT_EQ(tallied, run.failed);
+  EXPECT_GT((kinds[{"sum", "within 1 ulp"}]), 0u);
+  EXPECT_GT((kinds[{"relu", "signed zero"}]), 0u);
+  // Under `values` the signed zeros are equal: only the sums remain (a nudged NaN or infinity
+  // stays itself, so no other class appears).
+  settings.survey = true;
+  props::PropertyRun byValue =
+      props::runProperty(*property, props::EngineUnderTest<double>{NudgingEngine(), props::Policy::values}, settings);
+  for (const props::FailureKind& kind : byValue.kinds) EXPECT_EQ(kind.op, "sum") << kind.difference;
+  EXPECT_FALSE(byValue.kinds.empty());
+}
+
+// A forward difference starts at its first differing node; a gradient difference at its last
+// differing position, caused by what feeds cotangent into it.
+TEST(Survey, BlamesTheOpWhereADifferenceStarts) {
+  auto c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "nodes": [{"op": "relu", "args": [0]}, {"op": "neg", "args": [0]}, {"op": "sum", "args": [1]}],
+      "values": [["1", "2"]]})");
+  ASSERT_TRUE(c);
+  props::Verdict verdict = props::Verdict::fail("planted");
+  verdict.differences = {{1, "", ""}, {3, "", ""}};
+  EXPECT_EQ(props::blamedOp(*c, verdict), "relu");
+  verdict.quantity = props::Quantity::gradients;
+  EXPECT_EQ(props::blamedOp(*c, verdict), "seed") << "nothing feeds the last position";
+  verdict.differences = {{0, "", ""}, {1, "", ""}};
+  EXPECT_EQ(props::blamedOp(*c, verdict), "sum");
+  verdict.differences = {{0, "", ""}};
+  EXPECT_EQ(props::blamedOp(*c, verdict), "relu+neg");
+  verdict.differences.clear();
+  EXPECT_EQ(props::blamedOp(*c, verdict), "-");
+}
+
+TEST(Survey, WithoutSurveyARunStopsAtTheFirstFailure) {
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::PropertyRun run = props::runProperty(*property, NudgingEngine(), {300, 2});
+  ASSERT_TRUE(run.failure);
+  EXPECT_EQ(run.failed, 1u);
+  EXPECT_LT(run.cases, 300u);
+  EXPECT_TRUE(run.kinds.empty());
+}
+
+}  // namespace
+}  // namespace tc
