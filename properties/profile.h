@@ -1,7 +1,8 @@
 #pragma once
 // What an engine declares about itself (docs/semantics.md §3.6): the carriers and ops it
-// supports, so that a case it cannot run is counted as unsupported rather than passed or failed,
-// and the generator does not spend cases on it.
+// supports, so that a case it cannot run is counted as unsupported rather than passed or failed
+// and the generator does not spend cases on it; what its single-output pass runs; and its
+// conventions where correct engines differ, which the reference then implements.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -10,9 +11,16 @@
 #include <vector>
 
 #include "core/graph/graph.h"
+#include "core/ops/conventions.h"
 #include "core/ops/op_kind.h"
 
 namespace tc {
+
+//! What an engine's single-output pass runs: `support`, the visit set V of the specification
+//! (docs/semantics.md §1.9), so it equals the dense pass on a single seed; or `ancestors`, only the
+//! output's ancestors through ops with terms (as PyTorch's autograd does), so it equals the
+//! reference restricted to them.
+enum class SingleOutput { support, ancestors };
 
 //! An engine's declared capabilities. `carriers` empty: every carrier. A carrier missing from
 //! `ops`: every op that carrier supports; listed: only those ops (OpKind::opaque stands for every
@@ -21,6 +29,8 @@ struct EngineProfile {
   std::string name = "spec";
   std::vector<std::string> carriers;
   std::map<std::string, std::vector<OpKind>, std::less<>> ops;
+  SingleOutput singleOutput = SingleOutput::support;
+  Conventions conventions;
 
   bool supportsCarrier(std::string_view carrier) const {
     return carriers.empty() || std::find(carriers.begin(), carriers.end(), carrier) != carriers.end();

@@ -14,12 +14,17 @@ namespace tc::props {
 
 namespace detail {
 
+// Engine-scoped properties judge the engine by the reference run with its declared conventions.
 template <class T>
 Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
   if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
-  return property.check(subject, loaded);
+  if (property.scope == Scope::runtime || subject.profile->conventions == loaded.graph.conventions)
+    return property.check(subject, loaded);
+  Case<T> withConventions = loaded;
+  withConventions.graph.conventions = subject.profile->conventions;
+  return property.check(subject, withConventions);
 }
 
 template <class T>

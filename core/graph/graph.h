@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/ops/attributes.h"
+#include "core/ops/conventions.h"
 #include "core/ops/op_kind.h"
 #include "core/tensor/tensor.h"
 
@@ -17,7 +18,8 @@ struct Node {
   Shape shape;
 };
 
-//! A well-typed graph: input shapes Γ, nodes in creation order, and its data schema.
+//! A well-typed graph: input shapes Γ, nodes in creation order, its data schema, and the
+//! conventions it is run with (the specification's unless an engine profile says otherwise).
 //! Positions 0..|Γ|-1 are the inputs, node k is position |Γ|+k. Built only by GraphBuilder
 //! or the file loader, which check everything.
 template <class T>
@@ -25,6 +27,7 @@ struct Graph {
   std::vector<Shape> inputs;
   std::vector<Node<T>> nodes;
   DataSchema schema;
+  Conventions conventions;
 
   std::size_t positionCount() const { return inputs.size() + nodes.size(); }
   bool isInput(std::size_t position) const { return position < inputs.size(); }

@@ -15,10 +15,11 @@ namespace tc {
 template <class T>
 Result<Shape> inferShape(OpKind kind, const ShapeCall<T>& call);
 
-//! The call an op definition sees for `node`, with argument values `args` (in argument order).
+//! The call an op definition sees for a node of `graph`, with argument values `args` (in
+//! argument order).
 template <class T>
-OpCall<T> callOf(const Node<T>& node, const ArgValues<T>& args, const DataSchema& schema, const Data<T>& data) {
-  return OpCall<T>{node.attrs, node.shape, {args.data(), args.size()}, schema, data};
+OpCall<T> callOf(const Graph<T>& graph, const Node<T>& node, const ArgValues<T>& args, const Data<T>& data) {
+  return OpCall<T>{node.attrs, node.shape, {args.data(), args.size()}, graph.schema, data, graph.conventions};
 }
 
 //! The node's domain check on its argument values.

@@ -56,7 +56,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
   }
   auto args = detail::argumentValues(node, context);
   Terms<T> terms;
-  nodeTerms(node.op, callOf<T>(node, args, graph.schema, data), context[position], ct, terms);
+  nodeTerms(node.op, callOf<T>(graph, node, args, data), context[position], ct, terms);
   // Local sums: terms on one position add left to right before they reach the gradient.
   for (Term<T>& term : terms) {
     std::size_t target = node.args[term.arg];
@@ -83,7 +83,7 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
                     std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  return forwardNode(node.op, callOf<T>(node, args, graph.schema, data));
+  return forwardNode(node.op, callOf<T>(graph, node, args, data));
 }
 
 template <class T>
@@ -91,7 +91,7 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
                                      std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  OpCall<T> call = callOf<T>(graph, node, args, data);
   if (DomainError error = validateNode(node.op, call)) return fail(describeNode(graph, position) + ": " + *error);
   return forwardNode(node.op, call);
 }
@@ -100,7 +100,7 @@ template <class T>
 bool atKink(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));
-  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  OpCall<T> call = callOf<T>(graph, node, args, data);
   return ops::visitSupportedOp<T, bool>(node.op, [&](auto op) {
     using Op = decltype(op);
     if constexpr (requires { Op::kinkAt(call, std::size_t{}); }) {
@@ -116,7 +116,7 @@ void smoothDirectionsAtKinks(const Graph<T>& graph, const Context<T>& context, c
                              std::size_t position, Pack<T>& directions) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));
-  OpCall<T> call = callOf<T>(node, args, graph.schema, data);
+  OpCall<T> call = callOf<T>(graph, node, args, data);
   boost::container::small_vector<Tensor<T>*, 4> targets;
   for (std::size_t p : node.args) targets.push_back(&directions[p]);
   KinkDirections<T> along{{targets.data(), targets.size()}};

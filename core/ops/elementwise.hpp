@@ -78,6 +78,13 @@ struct PointwiseUnary : UnaryBase {
   static Tensor<T> forward(const OpCall<T>& c) { return map(c.arg(0), [](const T& x) { return D::apply(x); }); }
 };
 
+//! Whether x is a NaN (never, on carriers without one).
+template <class T>
+bool isNan(const T& x) {
+  if constexpr (requires { Carrier<T>::isNan(x); }) return Carrier<T>::isNan(x);
+  else return false;
+}
+
 template <class T>
 bool anyZero(const Tensor<T>& x) {
   for (const T& v : x.values)
@@ -144,11 +151,14 @@ struct Div : BinaryBase, ProductDegree {
 };
 
 // max and min: the winner gets ct, the loser the carrier's zero; a tie (or an unordered pair)
-// gives each ct/2. `Wins(a, b)` says that a strictly beats b.
+// gives each ct/2, or what the conventions choose. `Wins(a, b)` says that a strictly beats b.
 template <class Wins>
 struct Select : BinaryBase {
   static constexpr std::string_view label = Wins::label;
   static constexpr Requirement needs = Requirement::orderedField;
+  //! The terms at a tie a = b: ct/2 to each (the specification's), ct to the first argument
+  //! only, or ct to both.
+  static constexpr std::array<std::string_view, 3> kinkChoices{"split", "first", "both"};
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) {
@@ -162,12 +172,17 @@ struct Select : BinaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);
+    const std::uint8_t tie = c.conventions.kinkOf(Wins::kind);
+    const bool nanPropagates = c.conventions.nanPropagates;
     auto share = [&](bool first) {
       return zip3(ct, c.arg(0), c.arg(1), [&](const T& g, const T& a, const T& b) {
         const T& mine = first ? a : b;
         const T& other = first ? b : a;
         if (Wins{}(mine, other)) return g;
         if (Wins{}(other, mine)) return zero<T>();
+        if (nanPropagates && !(a == b)) return g;  // unordered: neither side loses
+        if (tie == 1) return first ? g : zero<T>();
+        if (tie == 2) return g;
         return TC_MUTANT(8) ? g : g / two;
       });
     };
@@ -182,11 +197,13 @@ struct Select : BinaryBase {
 };
 struct Greater {
   static constexpr std::string_view label = "max";
+  static constexpr OpKind kind = OpKind::max;
   template <class T>
   bool operator()(const T& a, const T& b) const { return a > b; }
 };
 struct Less {
   static constexpr std::string_view label = "min";
+  static constexpr OpKind kind = OpKind::min;
   template <class T>
   bool operator()(const T& a, const T& b) const { return a < b; }
 };
@@ -257,14 +274,22 @@ struct Inv : PointwiseUnary<Inv> {
   }
 };
 
-struct Relu : PointwiseUnary<Relu> {
+struct Relu : UnaryBase {
   static constexpr std::string_view label = "relu";
   static constexpr Requirement needs = Requirement::ordered;
+  //! The term at x = 0: the carrier's zero (the specification's), or ct.
+  static constexpr std::array<std::string_view, 2> kinkChoices{"zero", "one"};
   template <class T>
-  static T apply(const T& x) { return x > zero<T>() ? x : zero<T>(); }
+  static Tensor<T> forward(const OpCall<T>& c) {
+    const bool nanPropagates = c.conventions.nanPropagates;
+    return map(c.arg(0), [&](const T& x) { return x > zero<T>() || (nanPropagates && isNan(x)) ? x : zero<T>(); });
+  }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(c.arg(0), ct, [](const T& x, const T& g) { return x > zero<T>() ? g : zero<T>(); })});
+    const bool passAtZero = c.conventions.kinkOf(OpKind::relu) == 1;
+    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
+                     return x > zero<T>() || (passAtZero && x == zero<T>()) ? g : zero<T>();
+                   })});
   }
   //! Not differentiable at x = 0 (the terms choose 0 there); differentiable along a zero direction.
   template <class T>
@@ -281,10 +306,19 @@ struct Abs : PointwiseUnary<Abs> {
     if constexpr (Carrier<T>::caps.transcendental) return Carrier<T>::abs(x);  // clears the sign, NaN too
     else return x < zero<T>() ? -x : x;
   }
+  //! The term at x = 0: the carrier's zero (the specification's), or the product ct·0 (which
+  //! keeps a NaN or infinite cotangent's NaN and a negative cotangent's sign).
+  static constexpr std::array<std::string_view, 2> kinkChoices{"zero", "product"};
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(c.arg(0), ct, [](const T& x, const T& g) {
-                     return x > zero<T>() ? g : (x < zero<T>() ? -g : zero<T>());
+    const bool productAtZero = c.conventions.kinkOf(OpKind::abs) == 1;
+    const bool nanPropagates = c.conventions.nanPropagates;
+    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
+                     if (x > zero<T>()) return g;
+                     if (x < zero<T>()) return -g;
+                     if (productAtZero && x == zero<T>()) return g * zero<T>();
+                     if (nanPropagates && isNan(x)) return g * x;
+                     return zero<T>();
                    })});
   }
   //! Not differentiable at x = 0 (the terms choose 0 there); differentiable along a zero direction.
@@ -313,11 +347,18 @@ struct Clamp : UnaryBase {
     const T& hi = *c.attrs.hi;
     return map(c.arg(0), [&](const T& x) { return x < lo ? lo : (x > hi ? hi : x); });
   }
+  //! The term at x = lo or x = hi: ct (the specification's: the pass region is inclusive), or
+  //! the carrier's zero.
+  static constexpr std::array<std::string_view, 2> kinkChoices{"pass", "block"};
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T& lo = *c.attrs.lo;
     const T& hi = *c.attrs.hi;
-    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) { return lo <= x && x <= hi ? g : zero<T>(); })});
+    const bool blockAtBounds = c.conventions.kinkOf(OpKind::clamp) == 1;
+    out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
+                     bool inside = blockAtBounds ? lo < x && x < hi : lo <= x && x <= hi;
+                     return inside ? g : zero<T>();
+                   })});
   }
   //! Not differentiable at x = lo or x = hi (the terms pass ct there); differentiable along a
   //! zero direction.

@@ -129,4 +129,14 @@ constexpr bool hasKinks(OpKind kind) {
   });
 }
 
+//! The op's choices of terms at its kinks (index 0: the specification's), which Conventions
+//! index; empty for an op without kinks.
+constexpr std::span<const std::string_view> kinkChoices(OpKind kind) {
+  return visitOp(kind, [](auto op) -> std::span<const std::string_view> {
+    using Op = decltype(op);
+    if constexpr (requires { Op::kinkChoices; }) return Op::kinkChoices;
+    else return {};
+  });
+}
+
 }  // namespace tc::ops

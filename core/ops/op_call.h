@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ops/attributes.h"
+#include "core/ops/conventions.h"
 #include "core/support/result.h"
 
 namespace tc {
@@ -24,7 +25,7 @@ struct ShapeCall {
 };
 
 //! Arguments to an op's forward, validation, terms and kinks: the node's attributes and output
-//! shape, its argument values and Δ.
+//! shape, its argument values, Δ, and the graph's conventions.
 template <class T>
 struct OpCall {
   const Attrs<T>& attrs;
@@ -32,6 +33,7 @@ struct OpCall {
   std::span<const Tensor<T>* const> args;
   const DataSchema& schema;
   const Data<T>& data;
+  const Conventions& conventions;
   const Tensor<T>& arg(std::size_t i) const { return *args[i]; }
 };
 

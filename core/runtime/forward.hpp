@@ -16,7 +16,7 @@ Tensor<T> forwardUnchecked(const Graph<T>& graph, std::span<const Tensor<T>> con
   const Node<T>& node = graph.nodeAt(position);
   auto args = argumentValues(node, context);
   if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);  // the fault: sub(b, a)
-  return forwardNode(node.op, callOf<T>(node, args, graph.schema, data));
+  return forwardNode(node.op, callOf<T>(graph, node, args, data));
 }
 
 }  // namespace detail

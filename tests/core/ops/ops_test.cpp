@@ -4,6 +4,7 @@
 // the comment next to it) or, for transcendental functions, from the formula docs/semantics.md §2 fixes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "core/carriers/carrier.h"
 #include "core/graph/builder.h"
 #include "core/graph/node_program.h"
+#include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 
 namespace {
@@ -195,6 +197,7 @@ struct NodeCase {
   std::vector<std::size_t> args{};  //!< empty: every input, in order
   DataSchema schema{};
   Data<T> data{};
+  tc::Conventions conventions{};  //!< the graph's conventions (default: the specification's)
 };
 
 //! The built and evaluated graph, with the node's terms and local contribution on demand.
@@ -213,7 +216,7 @@ struct OneNode {
     tc::ArgValues<T> args;
     for (std::size_t p : node.args) args.push_back(&context[p]);
     Terms<T> terms;
-    tc::nodeTerms(node.op, tc::callOf<T>(node, args, graph.schema, data), out(), ct, terms);
+    tc::nodeTerms(node.op, tc::callOf<T>(graph, node, args, data), out(), ct, terms);
     return terms;
   }
   //! tc::localContribution: local sums per targeted position, ascending.
@@ -235,6 +238,7 @@ tc::Result<OneNode<T>> tryRun(OpKind kind, NodeCase<T> c) {
   if (!builder) return std::unexpected(builder.error());
   if (auto added = builder->add(kind, args, std::move(c.attrs)); !added) return std::unexpected(added.error());
   Graph<T> graph = std::move(*builder).build();
+  graph.conventions = c.conventions;
   auto context = tc::spec::eval(graph, c.inputs, c.data);
   if (!context) return std::unexpected(context.error());
   return OneNode<T>{std::move(graph), std::move(c.data), std::move(*context)};
@@ -583,6 +587,77 @@ TEST(Ops, Clamp_AttributeErrors) {
             "node 1 (clamp): needs an ordered carrier, which the modp carrier does not have");
   EXPECT_EQ(buildError<ModP>(OpKind::abs, {Shape{2}}),
             "node 1 (abs): needs an ordered carrier, which the modp carrier does not have");
+}
+
+// =============================================================================================
+// Conventions (docs/semantics.md §2.5): each choice at each op's kinks, and NaN propagation
+// =============================================================================================
+
+tc::Conventions choosing(OpKind op, std::string_view choice) {
+  tc::Conventions conventions;
+  auto choices = tc::ops::kinkChoices(op);
+  auto found = std::find(choices.begin(), choices.end(), choice);
+  EXPECT_NE(found, choices.end()) << choice;
+  conventions.kink[static_cast<std::size_t>(op)] = static_cast<std::uint8_t>(found - choices.begin());
+  return conventions;
+}
+
+TEST(Ops, Conventions_EveryKinkedOpListsItsChoicesWithTheSpecificationsFirst) {
+  EXPECT_EQ(std::vector<std::string_view>(tc::ops::kinkChoices(OpKind::relu).begin(), tc::ops::kinkChoices(OpKind::relu).end()),
+            (std::vector<std::string_view>{"zero", "one"}));
+  for (std::size_t k = 0; k < tc::kOpCount; ++k) {
+    auto kind = static_cast<OpKind>(k);
+    EXPECT_EQ(tc::ops::hasKinks(kind), !tc::ops::kinkChoices(kind).empty()) << tc::opName(kind);
+  }
+}
+
+TEST(Ops, Conventions_ReluAtZeroPassesCtWhenChosen) {
+  auto n = run<Q>(OpKind::relu, {.inputs = {qt({3}, {"-2", "0", "3/2"})}, .conventions = choosing(OpKind::relu, "one")});
+  EXPECT_TENSOR(n.out(), qt({3}, {"0", "0", "3/2"}));
+  EXPECT_TRUE(termsAre(n.terms(qt({3}, {"5", "5", "5"})), {{0, qt({3}, {"0", "5", "5"})}}));
+}
+
+TEST(Ops, Conventions_AbsAtZeroAsAProductKeepsNanAndSign) {
+  auto n = run<double>(OpKind::abs, {.inputs = {dt({3}, {0.0, 0.0, 2.0})}, .conventions = choosing(OpKind::abs, "product")});
+  EXPECT_TRUE(termsAre(n.terms(dt({3}, {kNan, -1.0, kNan})), {{0, dt({3}, {kNan, -0.0, kNan})}}));
+  auto spec = run<double>(OpKind::abs, {.inputs = {dt({3}, {0.0, 0.0, 2.0})}});
+  EXPECT_TRUE(termsAre(spec.terms(dt({3}, {kNan, -1.0, kNan})), {{0, dt({3}, {0.0, 0.0, kNan})}}));
+}
+
+TEST(Ops, Conventions_ClampBlocksAtItsBoundsWhenChosen) {
+  auto n = run<Q>(OpKind::clamp, {.inputs = {qt({5}, {"-2", "-1", "1/2", "2", "3"})},
+                                  .attrs = clampTo<Q>(q("-1"), q("2")),
+                                  .conventions = choosing(OpKind::clamp, "block")});
+  EXPECT_TRUE(termsAre(n.terms(qt({5}, {"7", "7", "7", "7", "7"})), {{0, qt({5}, {"0", "0", "7", "0", "0"})}}));
+}
+
+TEST(Ops, Conventions_MaxAndMinTiesSplitGoFirstOrGoToBoth) {
+  for (OpKind op : {OpKind::max, OpKind::min}) {
+    const std::vector<std::pair<std::string_view, std::pair<const char*, const char*>>> expected{
+        {"split", {"3", "3"}}, {"first", {"6", "0"}}, {"both", {"6", "6"}}};
+    for (const auto& [choice, shares] : expected) {
+      auto n = run<Q>(op, {.inputs = {qt({1}, {"2"}), qt({1}, {"2"})}, .conventions = choosing(op, choice)});
+      EXPECT_TRUE(termsAre(n.terms(qt({1}, {"6"})), {{0, qt({1}, {shares.first})}, {1, qt({1}, {shares.second})}}))
+          << tc::opName(op) << " " << choice;
+    }
+  }
+}
+
+TEST(Ops, Conventions_NanPropagatesThroughReluAbsAndUnorderedMax) {
+  tc::Conventions propagate;
+  propagate.nanPropagates = true;
+  auto relu = run<double>(OpKind::relu, {.inputs = {dt({2}, {kNan, -1.0})}, .conventions = propagate});
+  EXPECT_TRUE(std::isnan(relu.out()[0]));
+  EXPECT_TRUE(termsAre(relu.terms(dt({2}, {3.0, 3.0})), {{0, dt({2}, {0.0, 0.0})}}));
+  auto abs = run<double>(OpKind::abs, {.inputs = {dt({1}, {kNan})}, .conventions = propagate});
+  EXPECT_TRUE(termsAre(abs.terms(dt({1}, {3.0})), {{0, dt({1}, {kNan})}}));
+  auto max = run<double>(OpKind::max, {.inputs = {dt({1}, {kNan}), dt({1}, {1.0})}, .conventions = propagate});
+  EXPECT_TRUE(termsAre(max.terms(dt({1}, {4.0})), {{0, dt({1}, {4.0})}, {1, dt({1}, {4.0})}}));
+  // The specification's: relu(NaN) = +0, abs'(NaN) = 0, an unordered pair is a tie.
+  auto specRelu = run<double>(OpKind::relu, {.inputs = {dt({2}, {kNan, -1.0})}});
+  EXPECT_TENSOR(specRelu.out(), dt({2}, {0.0, 0.0}));
+  auto specMax = run<double>(OpKind::max, {.inputs = {dt({1}, {kNan}), dt({1}, {1.0})}});
+  EXPECT_TRUE(termsAre(specMax.terms(dt({1}, {4.0})), {{0, dt({1}, {2.0})}, {1, dt({1}, {2.0})}}));
 }
 
 // =============================================================================================

@@ -1,0 +1,201 @@
+// Engine profiles (docs/semantics.md §2.5, §3.6): for every convention an engine may declare, its
+// witness case — the smallest case that tells the choices apart — fails an engine that follows it
+// under the specification's profile and passes under the profile that declares it; tapecheck's
+// own engine flips the other way.
+#include <gtest/gtest.h>
+
+#include "core/graph/node_program.h"
+#include "core/graph/seed_pack.h"
+#include "core/ops/library.hpp"
+#include "properties/backwardDenseAllFrom_eq_dense.h"
+#include "properties/runner.h"
+
+namespace tc {
+namespace {
+
+// The built-in compiled engine run on a copy of the graph with conventions of its own; its
+// single-output pass either is the compiled one or sweeps only the output's ancestors.
+class ConventionExecution final : public Execution<double> {
+ public:
+  ConventionExecution(std::unique_ptr<const Graph<double>> graph, const Data<double>& data,
+                      std::unique_ptr<const Execution<double>> inner, SingleOutput singleOutput)
+      : graph_(std::move(graph)), data_(data), inner_(std::move(inner)), singleOutput_(singleOutput) {}
+  const Context<double>& context() const override { return inner_->context(); }
+  Result<Pack<double>> backwardDense(const Pack<double>& seeds) const override { return inner_->backwardDense(seeds); }
+  Result<SingleOutputResult<double>> backwardSingle(std::size_t output, const Tensor<double>& seed) const override {
+    if (singleOutput_ == SingleOutput::support) return inner_->backwardSingle(output, seed);
+    Pack<double> gradients = singleSeedPack(*graph_, output, seed);
+    std::vector<bool> ancestor(graph_->positionCount(), false);
+    ancestor[output] = true;
+    for (std::size_t p = graph_->positionCount(); p-- > graph_->inputs.size();) {
+      if (!ancestor[p]) continue;
+      const Node<double>& node = graph_->nodeAt(p);
+      if (ops::hasTerms(node.op))
+        for (std::size_t a : node.args) ancestor[a] = true;
+      auto local = localContribution<double>(*graph_, context(), data_, p, gradients[p]);
+      auto add = [&](std::size_t target, const Tensor<double>& contribution) {
+        for (std::size_t i = 0; i < contribution.size(); ++i) gradients[target][i] += contribution[i];
+      };
+      if (local.isDense)  // an opaque program writes below itself
+        for (std::size_t target = 0; target < p; ++target) add(target, local.dense[target]);
+      else
+        for (const auto& [target, contribution] : local.support) add(target, contribution);
+    }
+    return SingleOutputResult<double>{std::move(gradients), std::nullopt};
+  }
+
+ private:
+  std::unique_ptr<const Graph<double>> graph_;
+  const Data<double>& data_;
+  std::unique_ptr<const Execution<double>> inner_;
+  SingleOutput singleOutput_;
+};
+
+class ConventionEngine final : public Engine<double> {
+ public:
+  ConventionEngine(Conventions conventions, SingleOutput singleOutput = SingleOutput::support)
+      : conventions_(conventions), singleOutput_(singleOutput) {}
+  std::string_view name() const override { return "conventions"; }
+  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
+                                                           const Data<double>& data) const override {
+    auto own = std::make_unique<Graph<double>>(graph);
+    own->conventions = conventions_;
+    auto inner = builtinEngine<double>("compiled").compile(*own, inputs, data);
+    if (!inner) return std::unexpected(inner.error());
+    return std::make_unique<const ConventionExecution>(std::move(own), data, std::move(*inner), singleOutput_);
+  }
+
+ private:
+  Conventions conventions_;
+  SingleOutput singleOutput_;
+};
+
+Conventions choosing(OpKind op, std::string_view choice) {
+  Conventions conventions;
+  auto choices = ops::kinkChoices(op);
+  auto found = std::find(choices.begin(), choices.end(), choice);
+  EXPECT_NE(found, choices.end()) << choice;
+  conventions.kink[static_cast<std::size_t>(op)] = static_cast<std::uint8_t>(found - choices.begin());
+  return conventions;
+}
+
+Conventions propagatingNan() {
+  Conventions conventions;
+  conventions.nanPropagates = true;
+  return conventions;
+}
+
+struct Witness {
+  std::string name, property, doc;
+  EngineProfile declared;
+};
+
+EngineProfile declaring(Conventions conventions, SingleOutput singleOutput = SingleOutput::support) {
+  EngineProfile profile;
+  profile.name = "declared";
+  profile.conventions = conventions;
+  profile.singleOutput = singleOutput;
+  return profile;
+}
+
+std::vector<Witness> witnesses() {
+  const std::string x0 = R"("tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]])";
+  const std::string tie = R"("tapecheck": 1, "inputs": [{"shape": [1]}, {"shape": [1]}], "values": [["2"], ["2"]])";
+  return {
+      {"relu'(0) = 1", "compileChecked_backwardDenseFrom",
+       "{" + x0 + R"(, "nodes": [{"op": "relu", "args": [0]}], "seed": ["3"]})", declaring(choosing(OpKind::relu, "one"))},
+      {"abs'(0) as ct·0", "compileChecked_backwardDenseFrom",
+       "{" + x0 + R"(, "nodes": [{"op": "abs", "args": [0]}], "seed": ["nan"]})",
+       declaring(choosing(OpKind::abs, "product"))},
+      {"clamp blocks at its bounds", "compileChecked_backwardDenseFrom",
+       "{" + x0 + R"(, "nodes": [{"op": "clamp", "args": [0], "attrs": {"lo": "0", "hi": "1"}}], "seed": ["3"]})",
+       declaring(choosing(OpKind::clamp, "block"))},
+      {"max tie to the first", "compileChecked_backwardDenseFrom",
+       "{" + tie + R"(, "nodes": [{"op": "max", "args": [0, 1]}], "seed": ["3"]})", declaring(choosing(OpKind::max, "first"))},
+      {"max tie to both", "compileChecked_backwardDenseFrom",
+       "{" + tie + R"(, "nodes": [{"op": "max", "args": [0, 1]}], "seed": ["3"]})", declaring(choosing(OpKind::max, "both"))},
+      {"min tie to the first", "compileChecked_backwardDenseFrom",
+       "{" + tie + R"(, "nodes": [{"op": "min", "args": [0, 1]}], "seed": ["3"]})", declaring(choosing(OpKind::min, "first"))},
+      {"min tie to both", "compileChecked_backwardDenseFrom",
+       "{" + tie + R"(, "nodes": [{"op": "min", "args": [0, 1]}], "seed": ["3"]})", declaring(choosing(OpKind::min, "both"))},
+      {"relu(NaN) = NaN", "compileChecked_context",
+       R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["nan"]], "nodes": [{"op": "relu", "args": [0]}]})",
+       declaring(propagatingNan())},
+      {"NaN max gives ct to both", "compileChecked_backwardDenseFrom",
+       R"({"tapecheck": 1, "inputs": [{"shape": [1]}, {"shape": [1]}], "values": [["nan"], ["1"]],
+           "nodes": [{"op": "max", "args": [0, 1]}], "seed": ["3"]})",
+       declaring(propagatingNan())},
+      // Off the output's path, mul(x, x) at x = inf turns a zero cotangent into NaN for a pass
+      // that runs it; a pass over the ancestors never does.
+      {"single output over ancestors", "backwardDenseAllFrom_eq_dense",
+       R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["inf"]],
+           "nodes": [{"op": "mul", "args": [0, 0]}, {"op": "neg", "args": [0]}], "output": 2, "seed": ["1"]})",
+       declaring({}, SingleOutput::ancestors)},
+  };
+}
+
+// The engine that follows a witness's convention.
+ConventionEngine follower(const Witness& w) { return ConventionEngine(w.declared.conventions, w.declared.singleOutput); }
+
+TEST(Conventions, EachWitnessFailsItsFollowerUnderTheSpecificationsProfile) {
+  for (const Witness& w : witnesses()) {
+    const auto* property = props::findProperty<double>(w.property);
+    ASSERT_NE(property, nullptr) << w.property;
+    props::Verdict verdict = props::checkDocument(*property, follower(w), nlohmann::json::parse(w.doc));
+    EXPECT_FALSE(verdict.holds) << w.name;
+    EXPECT_TRUE(verdict.skipped.empty()) << w.name << ": " << verdict.skipped;
+  }
+}
+
+TEST(Conventions, EachWitnessPassesItsFollowerUnderTheProfileThatDeclaresIt) {
+  for (const Witness& w : witnesses()) {
+    const auto* property = props::findProperty<double>(w.property);
+    ConventionEngine engine = follower(w);
+    props::Verdict verdict =
+        props::checkDocument(*property, props::EngineUnderTest<double>{engine, props::Policy::bits, w.declared},
+                             nlohmann::json::parse(w.doc));
+    EXPECT_TRUE(verdict.holds) << w.name << ": " << verdict.why;
+    EXPECT_TRUE(verdict.skipped.empty()) << w.name << ": " << verdict.skipped;
+  }
+}
+
+// The other direction: an engine that keeps the specification's conventions passes each witness
+// under the specification's profile and fails it once a profile declares another convention.
+// (tapecheck's own engines run whatever conventions the graph carries, so they pass both.)
+TEST(Conventions, AnEngineKeepingTheSpecificationsConventionsFailsADeclaredOne) {
+  for (const Witness& w : witnesses()) {
+    const auto* property = props::findProperty<double>(w.property);
+    nlohmann::json doc = nlohmann::json::parse(w.doc);
+    ConventionEngine spec({});
+    EXPECT_TRUE(props::checkDocument(*property, spec, doc).holds) << w.name;
+    EXPECT_FALSE(
+        props::checkDocument(*property, props::EngineUnderTest<double>{spec, props::Policy::bits, w.declared}, doc).holds)
+        << w.name;
+    for (std::string_view name : kBuiltinEngineNames) {
+      const Engine<double>& builtin = builtinEngine<double>(name);
+      EXPECT_TRUE(props::checkDocument(*property, builtin, doc).holds) << w.name << " " << name;
+      EXPECT_TRUE(props::checkDocument(*property, props::EngineUnderTest<double>{builtin, props::Policy::bits, w.declared},
+                                       doc).holds || w.declared.singleOutput == SingleOutput::ancestors)
+          << w.name << " " << name;
+    }
+  }
+}
+
+// A declared profile is still checked everywhere else: generated cases agree exactly.
+TEST(Conventions, AnEngineFollowingADeclaredProfilePassesGeneratedCases) {
+  Conventions torchLike = choosing(OpKind::max, "split");
+  torchLike.nanPropagates = true;
+  EngineProfile profile = declaring(torchLike, SingleOutput::ancestors);
+  ConventionEngine engine(torchLike, SingleOutput::ancestors);
+  props::EngineUnderTest<double> subject{engine, props::Policy::bits, profile};
+  for (const auto& property : props::propertiesFor<double>()) {
+    if (property.scope != props::Scope::engine) continue;
+    props::PropertyRun run = props::runProperty(property, subject, {200, 3});
+    EXPECT_TRUE(run.passed()) << property.name << ": "
+                              << (run.failure ? run.failure->verdict.why + "\n" + run.failure->shrunk.dump()
+                                              : run.nothingCompared());
+  }
+}
+
+}  // namespace
+}  // namespace tc
