@@ -20,9 +20,13 @@ namespace tc::props {
 //! How two values are judged equal (docs/semantics.md §3.6). `bits`: exact carriers with ==,
 //! IEEE carriers by bit pattern, any two NaNs equal. `values`: numeric equality, so −0 equals +0
 //! and any NaN equals any NaN; on exact carriers the same as `bits`.
-enum class Policy { bits, values };
+//! `bitsAnyZeroSign` is `bits` for an engine whose profile leaves the sign of zero unspecified: ±0
+//! compare equal, every other value by bit pattern.
+enum class Policy { bits, values, bitsAnyZeroSign };
 
-inline std::string_view policyName(Policy policy) { return policy == Policy::bits ? "bits" : "values"; }
+inline std::string_view policyName(Policy policy) {
+  return policy == Policy::bits ? "bits" : policy == Policy::values ? "values" : "bits, any zero sign";
+}
 
 //! The policy named `name`, or nullopt.
 inline std::optional<Policy> parsePolicy(std::string_view name) {
@@ -34,8 +38,10 @@ inline std::optional<Policy> parsePolicy(std::string_view name) {
 //! Whether `a` and `b` are equal under `policy`.
 template <class T>
 bool sameUnder(Policy policy, const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (std::is_floating_point_v<T>) {
     if (policy == Policy::values) return a == b || (std::isnan(a) && std::isnan(b));
+    if (policy == Policy::bitsAnyZeroSign && a == 0 && b == 0) return true;
+  }
   return Carrier<T>::same(a, b);
 }
 

@@ -7,12 +7,15 @@
 
 namespace tc::props {
 
-//! An engine under test. `policy` judges every comparison of its results with the reference;
-//! the engine and `profile` must outlive it. An Engine<T> converts to one with the defaults.
+//! An engine under test. `policy` judges every comparison of its results with the reference (a
+//! profile that leaves the sign of zero unspecified turns `bits` into `bitsAnyZeroSign`); the
+//! engine and `profile` must outlive it. An Engine<T> converts to one with the defaults.
 template <class T>
 struct EngineUnderTest {
   EngineUnderTest(const Engine<T>& engine, Policy policy = Policy::bits, const EngineProfile& profile = specProfile())
-      : engine(engine), policy(policy), profile(&profile) {}
+      : engine(engine),
+        policy(policy == Policy::bits && profile.zeroSign == ZeroSign::unspecified ? Policy::bitsAnyZeroSign : policy),
+        profile(&profile) {}
   const Engine<T>& engine;
   Policy policy;
   const EngineProfile* profile;

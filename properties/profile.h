@@ -22,6 +22,11 @@ namespace tc {
 //! reference restricted to them.
 enum class SingleOutput { support, ancestors };
 
+//! Whether an engine promises the specification's sign of zero (+0 wherever a value or gradient
+//! is zero by selection, docs/semantics.md §2.2) or leaves it unspecified, so that ±0 compare
+//! equal even under the `bits` policy.
+enum class ZeroSign { spec, unspecified };
+
 //! An engine's declared capabilities. `carriers` empty: every carrier. A carrier missing from
 //! `ops`: every op that carrier supports; listed: only those ops (OpKind::opaque stands for every
 //! registered opaque program). tapecheck's own engines have the default profile, `spec`.
@@ -30,6 +35,7 @@ struct EngineProfile {
   std::vector<std::string> carriers;
   std::map<std::string, std::vector<OpKind>, std::less<>> ops;
   SingleOutput singleOutput = SingleOutput::support;
+  ZeroSign zeroSign = ZeroSign::spec;
   Conventions conventions;
 
   bool supportsCarrier(std::string_view carrier) const {

@@ -4,7 +4,11 @@
 // own engine flips the other way.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "core/graph/node_program.h"
+#include "core/spec/reference.h"
 #include "core/graph/seed_pack.h"
 #include "core/ops/library.hpp"
 #include "properties/backwardDenseAllFrom_eq_dense.h"
@@ -179,6 +183,55 @@ TEST(Conventions, AnEngineKeepingTheSpecificationsConventionsFailsADeclaredOne) 
           << w.name << " " << name;
     }
   }
+}
+
+// Negates every zero of the reference context: a sign of zero the specification does not choose.
+class ZeroSignExecution final : public Execution<double> {
+ public:
+  explicit ZeroSignExecution(Context<double> context) : context_(std::move(context)) {
+    for (auto& tensor : context_)
+      for (double& v : tensor.values)
+        if (v == 0) v = -v;
+  }
+  const Context<double>& context() const override { return context_; }
+  Result<Pack<double>> backwardDense(const Pack<double>&) const override { return fail("not used"); }
+  Result<SingleOutputResult<double>> backwardSingle(std::size_t, const Tensor<double>&) const override {
+    return fail("not used");
+  }
+
+ private:
+  Context<double> context_;
+};
+
+class ZeroSignEngine final : public Engine<double> {
+ public:
+  std::string_view name() const override { return "zero-sign"; }
+  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
+                                                           const Data<double>& data) const override {
+    auto context = spec::eval(graph, inputs, data);
+    if (!context) return std::unexpected(context.error());
+    return std::make_unique<const ZeroSignExecution>(std::move(*context));
+  }
+};
+
+TEST(Conventions, AnUnspecifiedSignOfZeroLetsBothZerosPassAndNothingElse) {
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  nlohmann::json witness = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "values": [["-1", "2"]], "nodes": [{"op": "relu", "args": [0]}]})");
+  EngineProfile unspecified;
+  unspecified.zeroSign = ZeroSign::unspecified;
+  ZeroSignEngine engine;
+  props::Verdict spec = props::checkDocument(*property, engine, witness);
+  EXPECT_FALSE(spec.holds);
+  EXPECT_EQ(props::kDifferenceClasses[*spec.differenceClass], "signed zero");
+  props::EngineUnderTest<double> subject{engine, props::Policy::bits, unspecified};
+  EXPECT_EQ(subject.policy, props::Policy::bitsAnyZeroSign);
+  EXPECT_TRUE(props::checkDocument(*property, subject, witness).holds);
+  // Every other value is still compared bit for bit.
+  EXPECT_TRUE(props::sameUnder(props::Policy::bitsAnyZeroSign, -0.0, 0.0));
+  EXPECT_FALSE(props::sameUnder(props::Policy::bitsAnyZeroSign, 1.0, std::nextafter(1.0, 2.0)));
+  EXPECT_FALSE(props::sameUnder(props::Policy::bitsAnyZeroSign, 0.0, std::numeric_limits<double>::denorm_min()));
+  EXPECT_FALSE(props::sameUnder(props::Policy::bitsAnyZeroSign, 0.0, std::numeric_limits<double>::quiet_NaN()));
 }
 
 // A declared profile is still checked everywhere else: generated cases agree exactly.
