@@ -15,6 +15,8 @@
 #include <limits>
 #include <span>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "core/carriers/carrier.h"
 #include "core/graph/graph.h"
@@ -25,11 +27,15 @@ using tc::OpKind;
 
 //! The ops the reordered engine implements; compiling a graph with any other op fails.
 inline constexpr std::array kSupportedOps = {
-    OpKind::add,      OpKind::sub,    OpKind::mul,     OpKind::neg,       OpKind::square,  OpKind::scale,
-    OpKind::relu,     OpKind::abs,    OpKind::clamp,   OpKind::max,       OpKind::min,     OpKind::sum,
-    OpKind::mean,     OpKind::sum_axis, OpKind::dot,   OpKind::matmul,    OpKind::transpose, OpKind::linear,
-    OpKind::reshape,  OpKind::broadcast, OpKind::concat0, OpKind::slice0, OpKind::constant, OpKind::detach,
-    OpKind::mask,     OpKind::gather0, OpKind::mse_loss};
+    // elementwise
+    OpKind::add, OpKind::sub, OpKind::mul, OpKind::max, OpKind::min, OpKind::neg, OpKind::square, OpKind::scale,
+    OpKind::relu, OpKind::abs, OpKind::clamp,
+    // reductions and linear algebra
+    OpKind::sum, OpKind::mean, OpKind::sum_axis, OpKind::dot, OpKind::matmul, OpKind::transpose, OpKind::linear,
+    OpKind::mse_loss,
+    // structure and data
+    OpKind::reshape, OpKind::broadcast, OpKind::concat0, OpKind::slice0, OpKind::constant, OpKind::detach,
+    OpKind::mask, OpKind::gather0};
 
 //! Whether the reordered engine implements `kind`.
 constexpr bool isSupported(OpKind kind) {
@@ -73,7 +79,7 @@ struct NodeView {
 namespace detail {
 
 template <class T>
-tc::Tensor<T> zerosLike(const tc::Shape& shape) {
+tc::Tensor<T> zeros(const tc::Shape& shape) {
   return tc::Tensor<T>::filled(shape, tc::zero<T>());
 }
 
@@ -157,7 +163,7 @@ struct AxisLayout {
 template <class T>
 tc::Tensor<T> sumAxis(const tc::Tensor<T>& x, std::size_t axis, const tc::Shape& outShape) {
   AxisLayout l(x.shape, axis);
-  tc::Tensor<T> out = zerosLike<T>(outShape);
+  tc::Tensor<T> out = zeros<T>(outShape);
   for (std::size_t o = 0; o < l.outer; ++o)
     for (std::size_t i = 0; i < l.inner; ++i)
       out[o * l.inner + i] = reversedSum<T>(l.n, [&](std::size_t j) { return x[(o * l.n + j) * l.inner + i]; });
@@ -167,7 +173,7 @@ tc::Tensor<T> sumAxis(const tc::Tensor<T>& x, std::size_t axis, const tc::Shape&
 template <class T>
 tc::Tensor<T> sumAxisBackward(const tc::Tensor<T>& ct, const tc::Shape& xShape, std::size_t axis) {
   AxisLayout l(xShape, axis);
-  tc::Tensor<T> g = zerosLike<T>(xShape);
+  tc::Tensor<T> g = zeros<T>(xShape);
   for (std::size_t o = 0; o < l.outer; ++o)
     for (std::size_t j = 0; j < l.n; ++j)
       for (std::size_t i = 0; i < l.inner; ++i) g[(o * l.n + j) * l.inner + i] = ct[o * l.inner + i];
@@ -185,7 +191,7 @@ struct MatmulDims {
 template <class T>
 tc::Tensor<T> matmul(const tc::Tensor<T>& a, const tc::Tensor<T>& b, const tc::Shape& outShape) {
   MatmulDims d(a.shape, b.shape);
-  tc::Tensor<T> out = zerosLike<T>(outShape);
+  tc::Tensor<T> out = zeros<T>(outShape);
   for (std::size_t i = 0; i < d.m; ++i)
     for (std::size_t j = 0; j < d.n; ++j)
       out[i * d.n + j] = reversedSum<T>(d.k, [&](std::size_t l) { return a[i * d.k + l] * b[l * d.n + j]; });
@@ -196,7 +202,7 @@ tc::Tensor<T> matmul(const tc::Tensor<T>& a, const tc::Tensor<T>& b, const tc::S
 template <class T>
 tc::Tensor<T> matmulBackwardA(const tc::Tensor<T>& a, const tc::Tensor<T>& b, const tc::Tensor<T>& ct) {
   MatmulDims d(a.shape, b.shape);
-  tc::Tensor<T> g = zerosLike<T>(a.shape);
+  tc::Tensor<T> g = zeros<T>(a.shape);
   for (std::size_t i = 0; i < d.m; ++i)
     for (std::size_t l = 0; l < d.k; ++l)
       g[i * d.k + l] = d.vector ? ct[i] * b[l]
@@ -208,7 +214,7 @@ tc::Tensor<T> matmulBackwardA(const tc::Tensor<T>& a, const tc::Tensor<T>& b, co
 template <class T>
 tc::Tensor<T> matmulBackwardB(const tc::Tensor<T>& a, const tc::Tensor<T>& b, const tc::Tensor<T>& ct) {
   MatmulDims d(a.shape, b.shape);
-  tc::Tensor<T> g = zerosLike<T>(b.shape);
+  tc::Tensor<T> g = zeros<T>(b.shape);
   for (std::size_t l = 0; l < d.k; ++l)
     for (std::size_t j = 0; j < d.n; ++j)
       g[l * d.n + j] = reversedSum<T>(d.m, [&](std::size_t i) { return a[i * d.k + l] * ct[i * d.n + j]; });
@@ -218,7 +224,7 @@ tc::Tensor<T> matmulBackwardB(const tc::Tensor<T>& a, const tc::Tensor<T>& b, co
 template <class T>
 tc::Tensor<T> transpose(const tc::Tensor<T>& x) {
   std::size_t rows = x.shape[0], cols = x.shape[1];
-  tc::Tensor<T> out = zerosLike<T>(tc::Shape{cols, rows});
+  tc::Tensor<T> out = zeros<T>(tc::Shape{cols, rows});
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t j = 0; j < cols; ++j) out[j * rows + i] = x[i * cols + j];
   return out;
@@ -272,7 +278,7 @@ tc::Tensor<T> mseBackwardA(const tc::Tensor<T>& a, const tc::Tensor<T>& b, const
 // out[i] = x[i mod size(x)]: x's shape is a suffix of the output's.
 template <class T>
 tc::Tensor<T> broadcast(const tc::Tensor<T>& x, const tc::Shape& outShape) {
-  tc::Tensor<T> out = zerosLike<T>(outShape);
+  tc::Tensor<T> out = zeros<T>(outShape);
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = x[i % x.size()];
   return out;
 }
@@ -280,7 +286,7 @@ tc::Tensor<T> broadcast(const tc::Tensor<T>& x, const tc::Shape& outShape) {
 // ct summed over the copies, last copy first.
 template <class T>
 tc::Tensor<T> broadcastBackward(const tc::Tensor<T>& ct, const tc::Shape& xShape) {
-  tc::Tensor<T> g = zerosLike<T>(xShape);
+  tc::Tensor<T> g = zeros<T>(xShape);
   scatterAddReversed(g, ct.size(), [&](std::size_t i) { return i % g.size(); }, [&](std::size_t i) { return ct[i]; });
   return g;
 }
@@ -307,7 +313,7 @@ tc::Tensor<T> slice0(const tc::Tensor<T>& x, std::size_t start, const tc::Shape&
 // ct in the sliced rows, zero (by selection) in every other row.
 template <class T>
 tc::Tensor<T> slice0Backward(const tc::Tensor<T>& ct, const tc::Shape& xShape, std::size_t start) {
-  tc::Tensor<T> g = zerosLike<T>(xShape);
+  tc::Tensor<T> g = zeros<T>(xShape);
   std::size_t offset = start * rowSize(xShape);
   for (std::size_t i = 0; i < ct.size(); ++i) g[offset + i] = ct[i];
   return g;
@@ -316,7 +322,7 @@ tc::Tensor<T> slice0Backward(const tc::Tensor<T>& ct, const tc::Shape& xShape, s
 template <class T>
 tc::Tensor<T> gather0(const tc::Tensor<T>& x, const std::vector<std::size_t>& rows, const tc::Shape& outShape) {
   std::size_t row = rowSize(x.shape);
-  tc::Tensor<T> out = zerosLike<T>(outShape);
+  tc::Tensor<T> out = zeros<T>(outShape);
   for (std::size_t j = 0; j < rows.size(); ++j)
     for (std::size_t i = 0; i < row; ++i) out[j * row + i] = x[rows[j] * row + i];
   return out;
@@ -325,7 +331,7 @@ tc::Tensor<T> gather0(const tc::Tensor<T>& x, const std::vector<std::size_t>& ro
 // Rows of ct scatter-added into x's rows, last list entry first.
 template <class T>
 tc::Tensor<T> gather0Backward(const tc::Tensor<T>& ct, const std::vector<std::size_t>& rows, const tc::Shape& xShape) {
-  tc::Tensor<T> g = zerosLike<T>(xShape);
+  tc::Tensor<T> g = zeros<T>(xShape);
   std::size_t row = rowSize(xShape);
   scatterAddReversed(g, ct.size(), [&](std::size_t t) { return rows[t / row] * row + t % row; },
                      [&](std::size_t t) { return ct[t]; });

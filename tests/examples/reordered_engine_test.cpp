@@ -5,8 +5,12 @@
 // edge's accumulation, or the visit of an unused node changes the rounding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "core/carriers/rational.h"
 #include "core/graph/seed_pack.h"
