@@ -46,7 +46,7 @@ std::string errorOf(const R& result) {
 
 template <class T>
 void expectSame(std::string_view what, const Pack<T>& reordered, const Pack<T>& reference) {
-  props::Verdict same = props::comparePacks(what, "reordered", reordered, "reference", reference);
+  props::Verdict same = props::comparePacks(props::Quantity::gradients, what, "reordered", reordered, "reference", reference);
   EXPECT_TRUE(same.holds) << same.why;
 }
 
@@ -243,32 +243,29 @@ TEST(ReorderedEngine, TheOpCasesCoverEverySupportedOp) {
   EXPECT_EQ(reordered::Engine<Rational>::supportedOps().size(), 27u);
 }
 
-bool everyOpSupported(const nlohmann::json& doc) {
-  if (!doc.contains("nodes")) return true;
-  for (const auto& node : doc["nodes"]) {
-    auto kind = opByName(node["op"].get<std::string>());
-    if (!kind || !reordered::isSupported(*kind)) return false;
-  }
-  return true;
-}
-
-// A generated case whose every op the engine supports: draws until one is.
-nlohmann::json generatedCaseOfSupportedOps(std::size_t index) {
-  for (std::uint64_t attempt = 0;; ++attempt) {
-    nlohmann::json doc = gen::randomCase<Rational>(index * 1000 + attempt, static_cast<int>(index % 100));
-    if (everyOpSupported(doc)) return doc;
-  }
+// The engine's profile: the ops it supports, on every carrier it runs on.
+EngineProfile reorderedProfile() {
+  EngineProfile profile;
+  profile.name = "reordered";
+  for (std::string_view carrier : {"rational", "rational-noeq", "double", "float"})
+    profile.ops[std::string(carrier)] = reordered::Engine<Rational>::supportedOps();
+  return profile;
 }
 
 TEST(ReorderedEngine, PassesEveryEnginePropertyOnGeneratedCasesOfItsOps) {
   reordered::Engine<Rational> engine;
+  const EngineProfile profile = reorderedProfile();
+  props::EngineUnderTest<Rational> subject{engine, props::Policy::bits, profile};
   std::size_t checked = 0;
   for (const auto& property : props::propertiesFor<Rational>()) {
     if (property.scope != props::Scope::engine) continue;
     ++checked;
-    props::PropertyRun run = props::runPropertyOn(property, engine, 300, generatedCaseOfSupportedOps);
+    props::PropertyRun run = props::runProperty(property, subject, {300, 1});
     EXPECT_EQ(run.cases, 300u);
-    EXPECT_FALSE(run.failure) << property.name << ": " << run.failure->verdict.why << "\n" << run.failure->shrunk.dump();
+    EXPECT_EQ(run.unsupported, 0u) << "the generator draws only the profile's ops";
+    EXPECT_TRUE(run.passed()) << property.name << ": "
+                              << (run.failure ? run.failure->verdict.why + "\n" + run.failure->shrunk.dump()
+                                              : run.nothingCompared());
   }
   EXPECT_EQ(checked, 6u);  // the five engine theorems and the adjoint identity
 }
