@@ -62,8 +62,8 @@ class CaseWriter {
   const Graph<T>& graph() const { return builder_->graph(); }
   std::size_t positions() const { return inputShapes_.size() + nodes_.size(); }
   const Shape& shapeAt(std::size_t p) const { return builder_ ? graph().shapeAt(p) : inputShapes_[p]; }
-  std::string value() { return randomValue<T>(pick_); }
-  json values(std::size_t n) { return randomValues<T>(pick_, n); }
+  std::string value() { return randomValue<T>(pick_, options_.domain); }
+  json values(std::size_t n) { return randomValues<T>(pick_, n, options_.domain); }
 
   void addInput(const Shape& shape) {
     inputsJson_.push_back(json{{"shape", dims(shape)}});
@@ -112,6 +112,7 @@ class CaseWriter {
   }
 
   bool allows(OpKind kind) const {
+    if (options_.domain == Domain::exact && !kExact && !ops::inExactDomain(kind)) return false;
     return !options_.ops || std::find(options_.ops->begin(), options_.ops->end(), kind) != options_.ops->end();
   }
   // The ops carrier T supports and the options allow, those whose terms pair operands twice as
@@ -288,7 +289,7 @@ class CaseWriter {
     doc["output"] = output;
     std::vector<Shape> shapes;
     for (std::size_t p = 0; p < count; ++p) shapes.push_back(shapeAt(p));
-    chooseSeeds<T>(pick_, shapes, output, doc);
+    chooseSeeds<T>(pick_, shapes, output, doc, options_.domain);
   }
 
   Choices pick_;

@@ -8,6 +8,7 @@
 
 #include "core/carriers/carrier.h"
 #include "core/tensor/shape.h"
+#include "generators/generate.h"
 
 namespace tc::gen::detail {
 
@@ -37,39 +38,42 @@ inline const std::vector<std::string> kIeeeSpecials = {"-0", "nan", "inf", "-inf
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly ordinary values
-//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals).
+//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) — none in the exact domain, whose values
+//! are all small dyadic numbers.
 template <class T>
-std::string randomValue(Choices& pick) {
+std::string randomValue(Choices& pick, Domain domain = Domain::general) {
   if constexpr (Carrier<T>::caps.exact) {
     return pick.pick(kExactValues);
   } else {
+    if (domain == Domain::exact) return pick.pick(kIeeeValues);
     return pick.percent(8) ? pick.pick(kIeeeSpecials) : pick.pick(kIeeeValues);
   }
 }
 
 template <class T>
-nlohmann::json randomValues(Choices& pick, std::size_t n) {
+nlohmann::json randomValues(Choices& pick, std::size_t n, Domain domain = Domain::general) {
   nlohmann::json v = nlohmann::json::array();
-  for (std::size_t i = 0; i < n; ++i) v.push_back(randomValue<T>(pick));
+  for (std::size_t i = 0; i < n; ++i) v.push_back(randomValue<T>(pick, domain));
   return v;
 }
 
 //! Half the time a seed at the output alone ("seed"), otherwise a seed pack ("seeds") that seeds
 //! the output and up to two random positions.
 template <class T>
-void chooseSeeds(Choices& pick, const std::vector<Shape>& shapes, std::size_t output, nlohmann::json& doc) {
+void chooseSeeds(Choices& pick, const std::vector<Shape>& shapes, std::size_t output, nlohmann::json& doc,
+                 Domain domain = Domain::general) {
   doc.erase("seed");
   doc.erase("seeds");
   if (pick.percent(50)) {
-    doc["seed"] = randomValues<T>(pick, elementCount(shapes[output]));
+    doc["seed"] = randomValues<T>(pick, elementCount(shapes[output]), domain);
     return;
   }
   nlohmann::json seeds = nlohmann::json::object();
-  seeds[std::to_string(output)] = randomValues<T>(pick, elementCount(shapes[output]));
+  seeds[std::to_string(output)] = randomValues<T>(pick, elementCount(shapes[output]), domain);
   std::size_t count = pick.below(3);
   for (std::size_t i = 0; i < count; ++i) {
     std::size_t p = pick.below(shapes.size());
-    seeds[std::to_string(p)] = randomValues<T>(pick, elementCount(shapes[p]));
+    seeds[std::to_string(p)] = randomValues<T>(pick, elementCount(shapes[p]), domain);
   }
   doc["seeds"] = seeds;
 }

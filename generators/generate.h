@@ -5,16 +5,37 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/ops/op_kind.h"
 
 namespace tc::gen {
 
+//! Which cases are generated (docs/semantics.md §1.12, §3.4). `general`: every value the carrier
+//! has (on IEEE carriers ±0, ±inf, NaN, subnormals too) and every op it supports. `exact`: on
+//! IEEE carriers only small dyadic values and the ops of the exact domain, and every case proven
+//! by spec::checkExactDomain to give the same bits in every evaluation order (a case that is not
+//! is drawn again); on exact carriers the same as `general`.
+enum class Domain { general, exact };
+
+inline std::string_view domainName(Domain domain) { return domain == Domain::general ? "default" : "exact"; }
+
+//! The domain named `name` ("default" or "exact"), or nullopt.
+inline std::optional<Domain> parseDomain(std::string_view name) {
+  if (name == "default") return Domain::general;
+  if (name == "exact") return Domain::exact;
+  return std::nullopt;
+}
+
 //! What generated cases may contain. `ops`, when given, restricts the ops drawn to those listed
-//! (OpKind::opaque: the registered opaque programs): an engine's profile passes the ops it supports.
+//! (OpKind::opaque: the registered opaque programs): an engine's profile passes the ops it
+//! supports. `avoidKinks` draws again a case whose values sit at a kink of some node (for an
+//! engine whose profile does not declare its kink conventions).
 struct CaseOptions {
   std::optional<std::vector<OpKind>> ops;
+  Domain domain = Domain::general;
+  bool avoidKinks = false;
 };
 
 //! A random case document that loads on carrier T: a well-typed graph, input values, data, an

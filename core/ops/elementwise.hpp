@@ -26,6 +26,9 @@ struct OpBase {
   static constexpr bool dense = false;
   //! Its terms reach its arguments (false for detach and const, whose support is empty).
   static constexpr bool hasTerms = true;
+  //! Its forward or terms divide by argument values (div, inv), which rounds on most dyadic
+  //! values: such ops stay out of the exact IEEE domain (docs/semantics.md §1.12).
+  static constexpr bool dividesByValues = false;
   //! Every input is in the domain.
   template <class T>
   static DomainError validate(const OpCall<T>&) { return std::nullopt; }
@@ -134,6 +137,7 @@ struct Div : BinaryBase, ProductDegree {
   using ProductDegree::degree;
   static constexpr std::string_view label = "div";
   static constexpr Requirement needs = Requirement::field;
+  static constexpr bool dividesByValues = true;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     if (Carrier<T>::caps.exact && anyZero(c.arg(1))) return "divisor contains 0";
@@ -260,6 +264,7 @@ struct Scale : UnaryBase, ScaledDegree {
 struct Inv : PointwiseUnary<Inv> {
   static constexpr std::string_view label = "inv";
   static constexpr Requirement needs = Requirement::field;
+  static constexpr bool dividesByValues = true;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     if (Carrier<T>::caps.exact && anyZero(c.arg(0))) return "input contains 0";

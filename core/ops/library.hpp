@@ -129,6 +129,18 @@ constexpr bool hasKinks(OpKind kind) {
   });
 }
 
+//! Whether generated cases of the exact IEEE domain (docs/semantics.md §1.12) may use the op: it
+//! needs no transcendental function and divides by no argument value. Division by an element
+//! count (mean, mse_loss) is exact for a power of two, which the exactness checker decides per
+//! case; an opaque entry is decided there too.
+constexpr bool inExactDomain(OpKind kind) {
+  return visitOp(kind, [](auto op) {
+    using Op = decltype(op);
+    if constexpr (Op::dense) return true;
+    else return Op::needs != Requirement::transcendental && !Op::dividesByValues;
+  });
+}
+
 //! The op's choices of terms at its kinks (index 0: the specification's), which Conventions
 //! index; empty for an op without kinks.
 constexpr std::span<const std::string_view> kinkChoices(OpKind kind) {
