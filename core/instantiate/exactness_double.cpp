@@ -1,0 +1,5 @@
+#include "core/instantiate/instantiate_exactness.hpp"
+
+namespace tc {
+TAPECHECK_INSTANTIATE_EXACTNESS(double)
+}  // namespace tc
