@@ -30,13 +30,15 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 }
 
 template <class T>
-int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy) {
+int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy,
+             gen::Domain domain) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   std::vector<const props::NamedProperty<T>*> chosen;
-  for (const auto& p : props::propertiesFor<T>())
+  for (const auto& p : props::propertiesFor<T>(domain))
     if (property == "all" || property == p.name) chosen.push_back(props::findProperty<T>(p.name));
+  if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   const Engine<T>& engine = builtinEngine<T>(engineName);
   props::EngineUnderTest<T> subject{engine, policy};
@@ -63,11 +65,12 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = builtinEngine<T>(options.engine);
   props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
-  for (const auto& p : props::propertiesFor<T>()) {
+  const gen::Domain domain = *gen::parseDomain(options.domain);
+  for (const auto& p : props::propertiesFor<T>(domain)) {
     if (options.property != "all" && options.property != p.name) continue;
     props::CaseSource source = [&](std::size_t i) {
       if (ownValues && i == 0) return input.doc;
-      return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i));
+      return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain);
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
@@ -76,10 +79,10 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
       saveSurveyKinds<T>(row, engine.name(), seed, options.saveDir);
     else if (row.run.failure)
       reportFailure<T>(row, engine.name(), seed, options.saveDir,
-                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --policy {} --seed {} "
-                                   "--cases {}",
-                                   input.path, p.name, Carrier<T>::name, engine.name(), options.policy, seed,
-                                   options.cases));
+                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --domain {} --policy {} "
+                                   "--seed {} --cases {}",
+                                   input.path, p.name, Carrier<T>::name, engine.name(), options.domain, options.policy,
+                                   seed, options.cases));
     rows.push_back(std::move(row));
   }
 }
@@ -126,7 +129,9 @@ int replayCase(const ReplayOptions& options) {
     if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
   auto policy = props::parsePolicy(options.policy);
   if (!policy) return report(kUsage, fmt::format("replay: no policy named {}; the policies are: bits, values", quote(options.policy)));
-  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy); });
+  auto domain = gen::parseDomain(options.domain);
+  if (!domain) return report(kUsage, fmt::format("replay: no domain named {}; the domains are: default, exact", quote(options.domain)));
+  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy, *domain); });
 }
 
 int checkGraph(const CheckOptions& options) {
@@ -136,12 +141,15 @@ int checkGraph(const CheckOptions& options) {
   if (!property) return report(kUsage, "check: " + property.error().message);
   if (!props::parsePolicy(options.policy))
     return report(kUsage, fmt::format("check: no policy named {}; the policies are: bits, values", quote(options.policy)));
+  if (!gen::parseDomain(options.domain))
+    return report(kUsage, fmt::format("check: no domain named {}; the domains are: default, exact", quote(options.domain)));
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
   fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
-             "policy {}{}\n",
-             options.file, options.cases, seed, options.engine, options.policy, options.survey ? ", survey" : "");
+             "domain {}, policy {}{}\n",
+             options.file, options.cases, seed, options.engine, options.domain, options.policy,
+             options.survey ? ", survey" : "");
   std::vector<RunRow> rows;
   std::string firstError;
   for (const std::string& carrier : kCarrierNames) {

@@ -10,6 +10,7 @@ namespace tc::cli {
 struct ReplayOptions {
   std::string file, property, carrier, engine;
   std::string policy = "bits";  //!< how the engine's results are compared: bits or values
+  std::string domain = "default";  //!< exact: exact_reference joins "all"
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
@@ -21,6 +22,7 @@ struct CheckOptions {
   std::size_t cases = 100;  //!< random input and seed draws besides the file's own values
   std::string carrier = "all", property = "all", engine = "compiled";
   std::string policy = "bits";  //!< how the engine's results are compared: bits or values
+  std::string domain = "default";  //!< exact: dyadic random draws, and exact_reference joins the properties
   bool survey = false;          //!< tally every failure by kind instead of stopping at the first
   std::optional<std::uint64_t> seed;
   std::string saveDir = "tapecheck-failures";

@@ -26,10 +26,14 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
   command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
 }
 
-// How the engine's results are judged, shared by run, check and replay.
-void addPolicy(CLI::App* command, std::string& policy) {
+// How the engine's results are judged and on which cases, shared by run, check and replay.
+void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& domain) {
   command->add_option("--policy", policy, "bits: IEEE bit patterns (default); values: -0 == +0, any NaN equals any NaN")
       ->check(CLI::IsMember({"bits", "values"}));
+  command->add_option("--domain", domain,
+                      "default: every value; exact: IEEE cases proven exact in every evaluation order, plus "
+                      "the exact_reference property")
+      ->check(CLI::IsMember({"default", "exact"}));
 }
 
 void addSurvey(CLI::App* command, bool& survey) {
@@ -67,7 +71,7 @@ int main(int argc, char** argv) {
   runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file");
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
-  addPolicy(runCommand, run.policy);
+  addPolicyAndDomain(runCommand, run.policy, run.domain);
   addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
@@ -76,7 +80,7 @@ int main(int argc, char** argv) {
   replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
-  addPolicy(replayCommand, replay.policy);
+  addPolicyAndDomain(replayCommand, replay.policy, replay.domain);
 
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
@@ -85,7 +89,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)");
-  addPolicy(checkCommand, check.policy);
+  addPolicyAndDomain(checkCommand, check.policy, check.domain);
   addSurvey(checkCommand, check.survey);
 
   ShowOptions show;

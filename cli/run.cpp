@@ -80,7 +80,7 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
     withCarrier(carrier, [&]<class T>() {
-      for (const auto& property : props::propertiesFor<T>())
+      for (const auto& property : props::propertiesFor<T>(*gen::parseDomain(options.domain)))
         if (options.property == "all" || options.property == property.name) rows.emplace_back(carrier, property.name);
       return 0;
     });
@@ -92,17 +92,18 @@ template <class T>
 void runRow(const std::string& property, const RunOptions& options, RunReport& report, CarrierCoverage& coverage) {
   const Engine<T>& engine = builtinEngine<T>(options.engine);
   props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
-  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey};
+  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey,
+                              *gen::parseDomain(options.domain)};
   RunRow row{property, std::string(Carrier<T>::name),
              props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}};
   if (options.survey)
     saveSurveyKinds<T>(row, engine.name(), report.seed, options.saveDir);
   else if (row.run.failure)
     reportFailure<T>(row, engine.name(), report.seed, options.saveDir,
-                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --policy {} --seed {} --cases {} "
-                                 "--max-size {}",
-                                 property, Carrier<T>::name, engine.name(), options.policy, report.seed, options.cases,
-                                 options.maxSize));
+                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --domain {} --policy {} --seed {} "
+                                 "--cases {} --max-size {}",
+                                 property, Carrier<T>::name, engine.name(), options.domain, options.policy, report.seed,
+                                 options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
 }
 
@@ -149,25 +150,28 @@ int runProperties(const RunOptions& options) {
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
     return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
                                       fmt::join(names, ", ")));
+  if (!props::parsePolicy(options.policy))
+    return report(kUsage, fmt::format("run: no policy named {}; the policies are: bits, values", quote(options.policy)));
+  if (!gen::parseDomain(options.domain))
+    return report(kUsage, fmt::format("run: no domain named {}; the domains are: default, exact", quote(options.domain)));
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
   auto planned = plannedRows(options);
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
 
-  if (!props::parsePolicy(options.policy))
-    return report(kUsage, fmt::format("run: no policy named {}; the policies are: bits, values", quote(options.policy)));
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
-  result.policy = options.policy, result.survey = options.survey;
+  result.policy = options.policy, result.survey = options.survey, result.domain = options.domain;
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
-    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, policy {}{}, max size {}{}\n", options.cases,
-               result.seed, options.engine, options.policy, options.survey ? ", survey" : "", options.maxSize,
+    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, domain {}, policy {}{}, max size {}{}\n",
+               options.cases, result.seed, options.engine, options.domain, options.policy,
+               options.survey ? ", survey" : "", options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
   Progress progress(mine, !options.quiet);
@@ -177,7 +181,9 @@ int runProperties(const RunOptions& options) {
     const auto& [carrier, property] = planned[r];
     if (result.coverage.empty() || result.coverage.back().carrier != carrier)
       withCarrier(carrier, [&]<class T>() {
-        result.coverage.push_back({carrier, {}, gen::coverageFloors<T>()});
+        props::EngineUnderTest<T> subject{builtinEngine<T>(options.engine)};
+        result.coverage.push_back(
+            {carrier, {}, gen::coverageFloors<T>(props::caseOptionsFor(subject, *gen::parseDomain(options.domain)))});
         return 0;
       });
     withCarrier(carrier, [&]<class T>() {

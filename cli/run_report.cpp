@@ -37,6 +37,7 @@ std::string runReportJson(const RunReport& report) {
   for (const RunRow& row : report.rows) {
     json entry{{"property", row.property},
                {"carrier", row.carrier},
+               {"domain", report.domain},
                {"policy", report.policy},
                {"cases", row.run.cases},
                {"compared", row.run.compared()},
@@ -78,6 +79,7 @@ std::string runReportJson(const RunReport& report) {
            {"seed", report.seed},
            {"cases_per_property", report.casesPerProperty},
            {"engine", report.engine},
+           {"domain", report.domain},
            {"policy", report.policy},
            {"survey", report.survey},
            {"max_size", report.maxSize},
@@ -102,6 +104,7 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
   for (const auto& [name, value] : {std::pair<std::string, std::string>{"seed", std::to_string(report.seed)},
                                     {"cases", std::to_string(report.casesPerProperty)},
                                     {"engine", report.engine},
+                                    {"domain", report.domain},
                                     {"policy", report.policy},
                                     {"survey", std::string(report.survey ? "true" : "false")},
                                     {"max-size", std::to_string(report.maxSize)},

@@ -29,7 +29,7 @@ struct RunReport {
   std::uint64_t seed = 0;
   std::size_t casesPerProperty = 0;
   std::string engine, shard;
-  std::string policy = "bits";
+  std::string policy = "bits", domain = "default";
   bool survey = false;
   int maxSize = 100;
   double seconds = 0;

@@ -34,7 +34,11 @@ class Choices {
 
 inline const std::vector<std::string> kExactValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2", "3", "1/3", "-3/2", "0", "1"};
 inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5", "-0.5", "3", "-3", "1.5", "0.25", "1", "-2"};
-inline const std::vector<std::string> kIeeeSpecials = {"-0", "nan", "inf", "-inf", "16777216", "-16777216", "1e-310", "0x1p-149"};
+// 2^24 and 2^53 are where float and double stop holding every integer: sums around them round
+// differently in different orders.
+inline const std::vector<std::string> kIeeeSpecials = {"-0",        "nan",        "inf",           "-inf",
+                                                       "16777216",  "-16777216",  "1e-310",        "0x1p-149",
+                                                       "0x1p53",    "-0x1p53"};
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly ordinary values

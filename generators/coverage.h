@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "generators/generate.h"
+
 #include "core/io/case_file.h"
 
 namespace tc::gen {
@@ -23,10 +25,11 @@ struct CoverageFloor {
   double minShare;
 };
 
-//! The floors on carrier T: every op allowed on it, both opaque programs, and the structural
-//! categories above.
+//! The floors on carrier T for cases generated with `options`: every op they allow, both opaque
+//! programs, and the structural categories above (in the exact domain on IEEE carriers without
+//! domain failures and special values, and with op floors halved: the domain rejects some draws).
 template <class T>
-std::vector<CoverageFloor> coverageFloors();
+std::vector<CoverageFloor> coverageFloors(const CaseOptions& options = {});
 
 //! Below this many cases a share is too noisy to judge, and floors are reported as not judged.
 inline constexpr std::size_t kMinCasesForFloors = 400;

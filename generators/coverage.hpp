@@ -66,24 +66,31 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
 }
 
 template <class T>
-std::vector<CoverageFloor> coverageFloors() {
+std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
+  const bool exactDomain = options.domain == Domain::exact && !Carrier<T>::caps.exact;
+  auto allowed = [&](OpKind kind) {
+    if (exactDomain && !ops::inExactDomain(kind)) return false;
+    return !options.ops || std::find(options.ops->begin(), options.ops->end(), kind) != options.ops->end();
+  };
   std::vector<CoverageFloor> floors;
-  for (OpKind kind : ops::opsSupportedBy<T>()) floors.push_back({"op " + std::string(opName(kind)), 0.02});
+  for (OpKind kind : ops::opsSupportedBy<T>())
+    if (allowed(kind)) floors.push_back({"op " + std::string(opName(kind)), exactDomain ? 0.01 : 0.02});
   // About half of what the generator reaches at the default 100 cases per property.
-  for (const char* name : {"opaque twice", "opaque const3"}) floors.push_back({name, 0.04});
+  if (allowed(OpKind::opaque))
+    for (const char* name : {"opaque twice", "opaque const3"}) floors.push_back({name, 0.04});
   floors.push_back({"rank 0", 0.2});
   for (const char* name : {"rank 1", "rank 2"}) floors.push_back({name, 0.4});
   floors.push_back({"rank 3", 0.1});
   floors.push_back({"fan-out", 0.3});
   floors.push_back({"repeated argument", 0.1});
   floors.push_back({"unused node", 0.3});
-  floors.push_back({"domain failure", 0.02});
+  if (!exactDomain) floors.push_back({"domain failure", 0.02});  // no op of the exact domain fails
   floors.push_back({"output at input", 0.07});
   floors.push_back({"output at intermediate", 0.05});
   floors.push_back({"output at last node", 0.4});
   floors.push_back({"single seed", 0.35});
   floors.push_back({"seed pack", 0.12});
-  if constexpr (!Carrier<T>::caps.exact) floors.push_back({"IEEE special value", 0.15});
+  if (!Carrier<T>::caps.exact && !exactDomain) floors.push_back({"IEEE special value", 0.15});
   return floors;
 }
 

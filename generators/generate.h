@@ -45,8 +45,10 @@ template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options = {});
 
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
-//! case. A document that does not load on T comes back unchanged.
+//! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
+//! so the draw is not checked for exactness). A document that does not load on T comes back
+//! unchanged.
 template <class T>
-nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed);
+nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed, Domain domain = Domain::general);
 
 }  // namespace tc::gen

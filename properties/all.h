@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/io/case_file.h"
+#include "generators/generate.h"
 #include "properties/compare.h"
 #include "properties/engine_under_test.h"
 
@@ -22,12 +23,13 @@ struct NamedProperty {
   Verdict (*check)(const EngineUnderTest<T>&, const Case<T>&);
 };
 
-//! The theorem properties and every oracle that applies to carrier T: linearity on exact
-//! carriers, the adjoint identity where a dual carrier is instantiated (rational, modp).
+//! The theorem properties and every oracle that applies to carrier T in `domain`: linearity on
+//! exact carriers, the adjoint identity where a dual carrier is instantiated (rational, modp),
+//! exact_reference on IEEE carriers in the exact domain.
 template <class T>
-std::vector<NamedProperty<T>> propertiesFor();
+std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain = gen::Domain::general);
 
-//! The property of that name for carrier T, or nullptr.
+//! The property of that name for carrier T in any domain, or nullptr.
 template <class T>
 const NamedProperty<T>* findProperty(std::string_view name);
 

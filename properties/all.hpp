@@ -7,6 +7,7 @@
 #include "properties/compileChecked_context.h"
 #include "properties/compileChecked_eq_lowerToTapeChecked.h"
 #include "properties/determinism.h"
+#include "properties/exact_reference.h"
 #include "properties/linearity.h"
 #include "properties/node_adjoint_identity.h"
 #include "properties/lowerChecked_toTape.h"
@@ -24,7 +25,7 @@ Verdict ignoringEngine(const EngineUnderTest<T>&, const Case<T>& c) {
 }  // namespace detail
 
 template <class T>
-std::vector<NamedProperty<T>> propertiesFor() {
+std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
   using detail::ignoringEngine;
   std::vector<NamedProperty<T>> all{
       {"ofGraph_toTape", Scope::runtime, &ignoringEngine<T, &ofGraph_toTape<T>>},
@@ -42,12 +43,14 @@ std::vector<NamedProperty<T>> propertiesFor() {
     all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>});
   }
   if constexpr (Carrier<T>::caps.exact) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
+  if constexpr (std::is_floating_point_v<T>)
+    if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   return all;
 }
 
 template <class T>
 const NamedProperty<T>* findProperty(std::string_view name) {
-  static const std::vector<NamedProperty<T>> all = propertiesFor<T>();
+  static const std::vector<NamedProperty<T>> all = propertiesFor<T>(gen::Domain::exact);
   for (const auto& property : all)
     if (property.name == name) return &property;
   return nullptr;

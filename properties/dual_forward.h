@@ -36,7 +36,7 @@ Tensor<Dual<T>> liftTensor(const Tensor<T>& x, const std::vector<T>* tangent = n
 template <class T>
 struct DualGraph {
   using D = Dual<T>;
-  explicit DualGraph(const Case<T>& c) : graph{c.graph.inputs, {}, c.graph.schema} {
+  explicit DualGraph(const Case<T>& c) : graph{c.graph.inputs, {}, c.graph.schema, c.graph.conventions} {
     for (const Node<T>& node : c.graph.nodes)
       graph.nodes.push_back(Node<D>{node.op, node.args, liftAttrs(node.attrs), node.shape});
     for (const auto& [key, tensor] : c.data) data[key] = liftTensor(tensor);

@@ -37,6 +37,8 @@ struct EngineProfile {
   SingleOutput singleOutput = SingleOutput::support;
   ZeroSign zeroSign = ZeroSign::spec;
   Conventions conventions;
+  //! False when the engine's choices at kinks are unknown: generated cases then avoid kinks.
+  bool kinkConventionsDeclared = true;
 
   bool supportsCarrier(std::string_view carrier) const {
     return carriers.empty() || std::find(carriers.begin(), carriers.end(), carrier) != carriers.end();

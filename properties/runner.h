@@ -63,7 +63,15 @@ struct RunSettings {
   std::uint64_t seed = 1;
   int maxSize = 100;
   bool survey = false;
+  gen::Domain domain = gen::Domain::general;
 };
+
+//! The options cases for `subject` are generated with in `domain`: its profile's ops, and no kinks
+//! when it does not declare its kink conventions.
+template <class T>
+gen::CaseOptions caseOptionsFor(const EngineUnderTest<T>& subject, gen::Domain domain) {
+  return {subject.profile->opsOn(Carrier<T>::name), domain, !subject.profile->kinkConventionsDeclared};
+}
 
 //! Where a run's cases come from: the document of case `index`.
 using CaseSource = std::function<nlohmann::json(std::size_t index)>;

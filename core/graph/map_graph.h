@@ -59,7 +59,7 @@ Attrs<U> mapAttrs(const Attrs<T>& a, F&& f) {
 //! every opaque node's name (the graph is not rebuilt, so nothing re-checks this).
 template <class U, class T, class F>
 Graph<U> mapGraph(const Graph<T>& graph, F&& f) {
-  Graph<U> out{graph.inputs, {}, graph.schema};
+  Graph<U> out{graph.inputs, {}, graph.schema, graph.conventions};
   out.nodes.reserve(graph.nodes.size());
   for (const Node<T>& node : graph.nodes) {
     Node<U> mapped{node.op, node.args, mapAttrs<U>(node.attrs, f), node.shape};

@@ -11,7 +11,7 @@
 
 #define TAPECHECK_INSTANTIATE_HARNESS(T)                                                                         \
   template const Engine<T>& builtinEngine<T>(std::string_view);                                                 \
-  template std::vector<props::NamedProperty<T>> props::propertiesFor<T>();                                      \
+  template std::vector<props::NamedProperty<T>> props::propertiesFor<T>(gen::Domain);                                      \
   template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                            \
   template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,      \
                                                   const nlohmann::json&);                                       \
@@ -26,7 +26,7 @@
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const nlohmann::json&);                             \
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
-  template std::vector<gen::CoverageFloor> gen::coverageFloors<T>();                                            \
+  template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const props::Verdict&);                   \
-  template nlohmann::json gen::withRandomValues<T>(const nlohmann::json&, std::uint64_t);
+  template nlohmann::json gen::withRandomValues<T>(const nlohmann::json&, std::uint64_t, gen::Domain);

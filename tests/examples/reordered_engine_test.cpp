@@ -467,3 +467,57 @@ TEST(ReorderedEngine, MalformedInputsAndSeedsFailLikeTheBuiltinEngines) {
 
 }  // namespace
 }  // namespace tc
+
+namespace tc {
+namespace {
+
+// Issue 11's promise, on an engine that is correct but sums in another order: exact in the exact
+// domain, and in the default domain the differences survey mode finds are those of order.
+template <class T>
+class ReorderedOnIeee : public ::testing::Test {};
+using IeeeCarriers = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(ReorderedOnIeee, IeeeCarriers);
+
+TYPED_TEST(ReorderedOnIeee, PassesEveryEnginePropertyInTheExactDomainUnderValues) {
+  using T = TypeParam;
+  reordered::Engine<T> engine;
+  const EngineProfile profile = reorderedProfile();
+  props::EngineUnderTest<T> subject{engine, props::Policy::values, profile};
+  props::RunSettings settings{300, 1};
+  settings.domain = gen::Domain::exact;
+  std::vector<std::string> run;
+  for (const auto& property : props::propertiesFor<T>(gen::Domain::exact)) {
+    if (property.scope != props::Scope::engine) continue;
+    run.emplace_back(property.name);
+    props::PropertyRun result = props::runProperty(property, subject, settings);
+    EXPECT_EQ(result.unsupported, 0u);
+    EXPECT_GT(result.compared(), 250u) << property.name;
+    EXPECT_TRUE(result.passed()) << property.name << ": "
+                                 << (result.failure ? result.failure->verdict.why + "\n" + result.failure->shrunk.dump()
+                                                    : result.nothingCompared());
+  }
+  EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
+}
+
+TYPED_TEST(ReorderedOnIeee, FailsTheDefaultDomainUnderBitsWithOrderDifferencesTheSurveyClassifies) {
+  using T = TypeParam;
+  reordered::Engine<T> engine;
+  const EngineProfile profile = reorderedProfile();
+  props::EngineUnderTest<T> subject{engine, props::Policy::bits, profile};
+  props::RunSettings settings{1000, 1};
+  settings.survey = true;
+  std::map<std::string, std::size_t> byClass;
+  for (const char* name : {"compileChecked_context", "compileChecked_backwardDenseFrom"}) {
+    props::PropertyRun result = props::runProperty(*props::findProperty<T>(name), subject, settings);
+    EXPECT_FALSE(result.passed()) << name;
+    for (const props::FailureKind& kind : result.kinds) {
+      byClass[kind.difference] += kind.cases;
+    }
+  }
+  std::size_t ulps = 0;
+  for (const auto& [difference, cases] : byClass) ulps += difference.starts_with("within") ? cases : 0;
+  EXPECT_GT(ulps, 0u) << "a summation-order difference: a few ulp";
+}
+
+}  // namespace
+}  // namespace tc

@@ -239,6 +239,8 @@ TEST(Conventions, AnEngineFollowingADeclaredProfilePassesGeneratedCases) {
   Conventions torchLike = choosing(OpKind::max, "split");
   torchLike.nanPropagates = true;
   EngineProfile profile = declaring(torchLike, SingleOutput::ancestors);
+  // A sweep that never visits a position leaves a −0 seed there; the dense order adds +0 to it.
+  profile.zeroSign = ZeroSign::unspecified;
   ConventionEngine engine(torchLike, SingleOutput::ancestors);
   props::EngineUnderTest<double> subject{engine, props::Policy::bits, profile};
   for (const auto& property : props::propertiesFor<double>()) {
