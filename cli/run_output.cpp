@@ -35,15 +35,12 @@ bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohm
 }
 
 std::string formatSurvey(const std::vector<RunRow>& rows) {
-  std::string out = fmt::format("\nsurvey: failures by kind (example shrunk and saved per kind)\n{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n",
-                                "property", "carrier", "op", "difference", "cases", "example");
+  std::string out = "\nsurvey: failures by kind (example shrunk and saved per kind)\n" + props::surveyHeading();
   std::size_t kinds = 0;
-  for (const RunRow& r : rows)
-    for (std::size_t k = 0; k < r.run.kinds.size(); ++k, ++kinds) {
-      const props::FailureKind& kind = r.run.kinds[k];
-      out += fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", r.property, r.carrier, kind.op, kind.difference,
-                         kind.cases, k < r.kindFiles.size() ? r.kindFiles[k] : "(not saved)");
-    }
+  for (const RunRow& r : rows) {
+    out += props::formatSurveyLines(r.property, r.carrier, r.run, r.kindFiles);
+    kinds += r.run.kinds.size();
+  }
   if (kinds == 0) out += "(no failures)\n";
   return out;
 }

@@ -87,7 +87,7 @@ struct PositionDifference {
 
 //! What a comparison of two per-position packs looked at: forward values or gradients. A survey
 //! blames a forward difference on the op of its first differing node, a gradient difference on
-//! the ops that feed cotangent into its last differing position.
+//! the highest node feeding its last differing position.
 enum class Quantity { forwardValues, gradients };
 
 //! A property's verdict on one case: it holds, or what differed. A property that does not

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "properties/compare.h"
+#include "properties/runner.h"
 
 namespace tc::props {
 
@@ -23,5 +24,13 @@ std::string formatCaseDot(const nlohmann::json& doc, const Verdict& verdict = {}
 
 //! The positions where a verdict's comparison differs.
 std::set<std::size_t> differingPositions(const Verdict& verdict);
+
+//! The heading of a survey table (the columns of formatSurveyLines).
+std::string surveyHeading();
+
+//! One line per kind of failure a survey of `property` on `carrier` found: op, class of
+//! difference, cases, and the saved example (`saved[k]` for kind k; "(not saved)" without one).
+std::string formatSurveyLines(std::string_view property, std::string_view carrier, const PropertyRun& run,
+                              const std::vector<std::string>& saved = {});
 
 }  // namespace tc::props

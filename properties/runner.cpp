@@ -50,6 +50,22 @@ std::vector<std::string_view> allPropertyNames() {
 
 namespace tc::props {
 
+std::string surveyHeading() {
+  return fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", "property", "carrier", "op", "difference", "cases",
+                     "example");
+}
+
+std::string formatSurveyLines(std::string_view property, std::string_view carrier, const PropertyRun& run,
+                              const std::vector<std::string>& saved) {
+  std::string out;
+  for (std::size_t k = 0; k < run.kinds.size(); ++k) {
+    const FailureKind& kind = run.kinds[k];
+    out += fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", property, carrier, kind.op, kind.difference, kind.cases,
+                       k < saved.size() ? saved[k] : "(not saved)");
+  }
+  return out;
+}
+
 std::set<std::size_t> differingPositions(const Verdict& verdict) {
   std::set<std::size_t> positions;
   for (const auto& d : verdict.differences) positions.insert(d.position);

@@ -25,8 +25,8 @@ struct Counterexample {
 };
 
 //! One kind of failure found by a survey: the op it is blamed on (a forward difference on the op
-//! of its first differing node, a gradient difference on the ops feeding its last differing
-//! position, "-" when nothing was compared), the class of difference (kDifferenceClasses, or
+//! of its first differing node; a gradient difference on the highest node feeding its last
+//! differing position, or "seed" when none does; "-" when nothing was compared), the class of difference (kDifferenceClasses, or
 //! "error" when no values were compared), how many cases failed this way, and the first of them
 //! shrunk while it keeps failing the same way.
 struct FailureKind {

@@ -75,16 +75,14 @@ std::string blamedOp(const Case<T>& c, const Verdict& verdict) {
     return p < graph.inputs.size() ? std::string("input") : ops::nodeLabel(graph.nodeAt(p).op, graph.nodeAt(p).attrs);
   };
   if (verdict.quantity == Quantity::forwardValues) return labelAt(verdict.differences.front().position);
-  // A gradient differs first (in reverse order) at its highest position: blame what feeds it.
+  // A gradient differs first (in reverse order) at its highest position: blame the first node
+  // the reverse pass runs that feeds it, the highest one.
   const std::size_t p = verdict.differences.back().position;
-  std::vector<std::string> feeders;
-  for (std::size_t k = std::max(p + 1, graph.inputs.size()); k < graph.positionCount(); ++k) {
+  for (std::size_t k = graph.positionCount(); k-- > std::max(p + 1, graph.inputs.size());) {
     const Node<T>& node = graph.nodeAt(k);
-    bool feeds = ops::isDense(node.op) || std::find(node.args.begin(), node.args.end(), p) != node.args.end();
-    std::string label = labelAt(k);
-    if (feeds && std::find(feeders.begin(), feeders.end(), label) == feeders.end()) feeders.push_back(label);
+    if (ops::isDense(node.op) || std::find(node.args.begin(), node.args.end(), p) != node.args.end()) return labelAt(k);
   }
-  return feeders.empty() ? std::string("seed") : fmt::format("{}", fmt::join(feeders, "+"));
+  return "seed";
 }
 
 template <class T>

@@ -19,7 +19,7 @@ Result<GraphBuilder<T>> GraphBuilder<T>::create(std::vector<Shape> inputs, DataS
   for (const auto& [key, shape] : schema.tensors)
     if (auto size = checkShape(shape); !size)
       return fail(fmt::format("data tensor {}: {}", quote(key), size.error().message));
-  return GraphBuilder(Graph<T>{std::move(inputs), {}, std::move(schema)}, elements);
+  return GraphBuilder(Graph<T>{std::move(inputs), {}, std::move(schema), {}}, elements);
 }
 
 template <class T>
