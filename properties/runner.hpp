@@ -18,6 +18,8 @@ namespace detail {
 template <class T>
 Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
   if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
+  if (!subject.profile->supportsCarrier(Carrier<T>::name))
+    return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
   if (property.scope == Scope::runtime || subject.profile->conventions == loaded.graph.conventions)

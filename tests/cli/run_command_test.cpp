@@ -2,7 +2,10 @@
 // with the documented status.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/run_tapecheck.h"
 
@@ -73,6 +76,22 @@ TEST(RunCommand, ReportsThePolicyAndHowManyCasesWereCompared) {
   EXPECT_NE(run.out.find("survey: failures by kind"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("(no failures)"), std::string::npos) << run.out;
   EXPECT_EQ(runTapecheck("run --policy loose").status, 2);
+}
+
+TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
+  std::string json = ::testing::TempDir() + "exact.json";
+  CommandRun run = runTapecheck("run --cases 40 --seed 5 --carrier float --domain exact --json " + json);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("domain exact, policy bits"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("exact_reference"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("IEEE special value"), std::string::npos) << "no specials in the exact domain\n" << run.out;
+  std::ifstream in(json);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["domain"], "exact");
+  EXPECT_EQ(report["results"].size(), 9u);
+  EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
+  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
+      << "exact_reference belongs to the exact domain";
 }
 
 TEST(MutantsCommand, ANormalBuildHasNoMutantsAndSaysHowToGetThem) {

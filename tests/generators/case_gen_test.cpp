@@ -1,6 +1,9 @@
 // The case generator: nothing discarded, every op reached, and shrinks that end small.
 #include <gtest/gtest.h>
 
+#include "core/ops/library.hpp"
+#include "core/spec/exactness.h"
+
 #include <set>
 
 #include "core/graph/node_program.h"
@@ -92,6 +95,37 @@ TYPED_TEST(CaseGen, CoverageFloorsHold) {
   }
   EXPECT_EQ(tally.shortfalls(gen::coverageFloors<T>()), std::vector<std::string>{});
   for (const auto& floor : gen::coverageFloors<T>()) EXPECT_GT(tally.count(floor.tag), 0u) << floor.tag;
+}
+
+// The exact domain: every case is proven exact, no op outside the domain appears, and the
+// domain's own floors hold (every op it allows is reached).
+template <class T>
+class ExactDomain : public ::testing::Test {};
+using IeeeCarriers = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(ExactDomain, IeeeCarriers);
+
+TYPED_TEST(ExactDomain, CasesAreProvenExactAndReachEveryOpTheDomainAllows) {
+  using T = TypeParam;
+  const gen::CaseOptions exact{std::nullopt, gen::Domain::exact};
+  gen::CoverageTally tally;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    nlohmann::json doc = gen::randomCase<T>(i * 7919 + 11, static_cast<int>(i % 100), exact);
+    auto loaded = parseCase<T>(doc.dump());
+    ASSERT_TRUE(loaded);
+    ASSERT_TRUE(spec::checkExactDomain(loaded->graph, *loaded->inputs, loaded->data, loaded->seeds)) << doc.dump();
+    for (const auto& node : loaded->graph.nodes) ASSERT_TRUE(ops::inExactDomain(node.op)) << opName(node.op);
+    tally.add(gen::coverageTags(*loaded));
+  }
+  const auto floors = gen::coverageFloors<T>(exact);
+  EXPECT_EQ(tally.shortfalls(floors), std::vector<std::string>{});
+  std::size_t opFloors = 0;
+  for (const auto& floor : floors) {
+    EXPECT_GT(tally.count(floor.tag), 0u) << floor.tag;
+    opFloors += floor.tag.starts_with("op ");
+  }
+  EXPECT_EQ(tally.count("IEEE special value"), 0u);
+  EXPECT_EQ(tally.count("op div") + tally.count("op inv") + tally.count("op exp"), 0u);
+  EXPECT_EQ(opFloors, 27u) << "the 39 ops of the library but div, inv and the ten transcendental ones";
 }
 
 TEST(CoverageTags, NameTheStructureOfACase) {

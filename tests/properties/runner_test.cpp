@@ -99,6 +99,23 @@ TEST(Profiles, ACaseWithAnUnsupportedOpIsCountedNotRun) {
   EXPECT_EQ(run.nothingCompared(), "nothing compared: 4 of 4 cases (4 unsupported: op exp)");
 }
 
+TEST(Profiles, ACarrierTheProfileDoesNotListIsUnsupported) {
+  EngineProfile profile;
+  profile.carriers = {"double"};
+  const auto* property = props::findProperty<Rational>("compileChecked_context");
+  nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["1"]],
+      "nodes": [{"op": "neg", "args": [0]}]})");
+  props::Verdict verdict = props::checkDocument(
+      *property, props::EngineUnderTest<Rational>{builtinEngine<Rational>("compiled"), props::Policy::bits, profile}, doc);
+  EXPECT_TRUE(verdict.holds);
+  EXPECT_EQ(verdict.unsupported, "(carrier rational)");
+  EXPECT_TRUE(props::checkDocument(*props::findProperty<double>("compileChecked_context"),
+                                   props::EngineUnderTest<double>{builtinEngine<double>("compiled"), props::Policy::bits,
+                                                                  profile},
+                                   doc)
+                  .unsupported.empty());
+}
+
 TEST(Profiles, GeneratedCasesUseOnlyTheProfilesOps) {
   EngineProfile profile;
   const std::vector<OpKind> allowed{OpKind::add, OpKind::mul, OpKind::matmul, OpKind::sum, OpKind::relu};
