@@ -31,7 +31,7 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy,
-             gen::Domain domain) {
+             gen::Domain domain, bool survey) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
@@ -53,6 +53,9 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
                          : !verdict.skipped.empty()     ? "not compared (does not apply: " + verdict.skipped + ")"
                                                         : std::string("pass");
     fmt::print("  {:<42} {}\n", p->name, result);
+    if (survey && !verdict.holds)
+      fmt::print("  {:<42} kind: op {}, {}\n", "", props::blamedOp(*loaded, verdict),
+                 verdict.differenceClass ? props::kDifferenceClasses[*verdict.differenceClass] : "error");
     if (!verdict.holds && failed++ == 0) shown = verdict;
   }
   fmt::print("{}", props::formatCaseListing<T>(input.doc, shown));
@@ -131,7 +134,8 @@ int replayCase(const ReplayOptions& options) {
   if (!policy) return report(kUsage, fmt::format("replay: no policy named {}; the policies are: bits, values", quote(options.policy)));
   auto domain = gen::parseDomain(options.domain);
   if (!domain) return report(kUsage, fmt::format("replay: no domain named {}; the domains are: default, exact", quote(options.domain)));
-  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy, *domain); });
+  return withCarrier(*carrier,
+                     [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy, *domain, options.survey); });
 }
 
 int checkGraph(const CheckOptions& options) {

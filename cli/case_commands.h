@@ -11,6 +11,7 @@ struct ReplayOptions {
   std::string file, property, carrier, engine;
   std::string policy = "bits";  //!< how the engine's results are compared: bits or values
   std::string domain = "default";  //!< exact: exact_reference joins "all"
+  bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.

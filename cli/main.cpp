@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain);
+  replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
 
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");

@@ -97,6 +97,24 @@ TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {
   EXPECT_NE(nothing.err.find("nothing to check"), std::string::npos) << nothing.err;
 }
 
+// In the exact domain the draws are dyadic and exact_reference joins; on a graph outside the
+// domain it compares nothing, and that row fails rather than passing empty.
+TEST(Check, TheExactDomainComparesWithTheRationalReferenceOrSaysItComparedNothing) {
+  std::string graph = writeTemp("exact_graph.json", R"({"tapecheck": 1, "inputs": [{"shape": [2, 2]}, {"shape": [2]}],
+      "nodes": [{"op": "matmul", "args": [0, 1]}, {"op": "sum", "args": [2]}]})");
+  CommandRun run = runTapecheck("check " + graph + " --cases 10 --seed 2 --carrier double --domain exact --survey");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("exact_reference                            double             10       10"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("(no failures)"), std::string::npos) << run.out;
+  CommandRun outside =
+      runTapecheck("check " + source("examples/graphs/classifier.json") + " --cases 5 --seed 1 --carrier double --domain exact");
+  EXPECT_EQ(outside.status, 1) << outside.out << outside.err;
+  EXPECT_NE(outside.out.find("exact_reference on double: nothing compared: 6 of 6 cases (6 skipped: not in the exact domain)"),
+            std::string::npos)
+      << outside.out;
+}
+
 TEST(Show, ListsACaseAndMarksASavedFailure) {
   CommandRun run = runTapecheck("show " + source("tests/corpus/compileChecked_backwardDenseFrom-double-pending-positive-zero.json"));
   ASSERT_EQ(run.status, 0) << run.err;
