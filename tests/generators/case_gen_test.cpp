@@ -3,6 +3,7 @@
 
 #include "core/ops/library.hpp"
 #include "core/spec/exactness.h"
+#include "core/spec/reference.h"
 
 #include <set>
 
@@ -126,6 +127,29 @@ TYPED_TEST(ExactDomain, CasesAreProvenExactAndReachEveryOpTheDomainAllows) {
   EXPECT_EQ(tally.count("IEEE special value"), 0u);
   EXPECT_EQ(tally.count("op div") + tally.count("op inv") + tally.count("op exp"), 0u);
   EXPECT_EQ(opFloors, 27u) << "the 39 ops of the library but div, inv and the ten transcendental ones";
+}
+
+// For an engine whose kink conventions are unknown, generated cases keep away from every kink.
+TEST(CaseOptions, AvoidingKinksDrawsNoCaseAtAKink) {
+  auto atAnyKink = [](const Case<double>& c) {
+    auto context = spec::eval(c.graph, *c.inputs, c.data);
+    if (!context) return false;
+    for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p)
+      if (atKink(c.graph, *context, c.data, p)) return true;
+    return false;
+  };
+  for (gen::Domain domain : {gen::Domain::general, gen::Domain::exact}) {
+    std::size_t atKinks = 0, avoided = 0;
+    for (std::uint64_t i = 0; i < 300; ++i) {
+      auto usual = parseCase<double>(gen::randomCase<double>(i, 60, {std::nullopt, domain}).dump());
+      auto away = parseCase<double>(gen::randomCase<double>(i, 60, {std::nullopt, domain, true}).dump());
+      ASSERT_TRUE(usual && away);
+      atKinks += atAnyKink(*usual);
+      avoided += atAnyKink(*away);
+    }
+    EXPECT_GT(atKinks, 30u) << "kinks are common in generated cases, so avoiding them is a real filter";
+    EXPECT_EQ(avoided, 0u) << gen::domainName(domain);
+  }
 }
 
 TEST(CoverageTags, NameTheStructureOfACase) {
