@@ -13,13 +13,12 @@ namespace detail {
 // proven exact in every evaluation order, and clear of kinks when asked.
 template <class T>
 bool acceptable(const nlohmann::json& doc, const CaseOptions& options) {
-  if (options.domain == Domain::general && !options.avoidKinks) return true;
+  const bool proveExact = options.domain == Domain::exact && !Carrier<T>::caps.exact;  // exact carriers always are
+  if (!proveExact && !options.avoidKinks) return true;
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded || !loaded->inputs) return false;
   if constexpr (!Carrier<T>::caps.exact)
-    if (options.domain == Domain::exact &&
-        !spec::checkExactDomain(loaded->graph, *loaded->inputs, loaded->data, loaded->seeds))
-      return false;
+    if (proveExact && !spec::checkExactDomain(loaded->graph, *loaded->inputs, loaded->data, loaded->seeds)) return false;
   if (!options.avoidKinks) return true;
   auto context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
   if (!context) return true;
