@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/io/case_file.h"
 #include "core/ops/op_kind.h"
 
 namespace tc::gen {
@@ -37,6 +38,11 @@ struct CaseOptions {
   Domain domain = Domain::general;
   bool avoidKinks = false;
 };
+
+//! Whether a loaded case meets what `options` demand beyond its ops: proven exact in every
+//! evaluation order in the exact domain (IEEE carriers), clear of every kink when asked.
+template <class T>
+bool meetsOptions(const Case<T>& c, const CaseOptions& options);
 
 //! A random case document that loads on carrier T: a well-typed graph, input values, data, an
 //! output and seeds, using only the ops `options` allow. `size` (0..100) scales the number of

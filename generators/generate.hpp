@@ -9,25 +9,34 @@ namespace tc::gen {
 
 namespace detail {
 
-// Whether a generated document meets the options' demands beyond what the writer guarantees:
-// proven exact in every evaluation order, and clear of kinks when asked.
+template <class T>
+bool demandsMore(const CaseOptions& options) {
+  return (options.domain == Domain::exact && !Carrier<T>::caps.exact) || options.avoidKinks;  // exact carriers always are
+}
+
+// Whether a generated document meets the options' demands beyond what the writer guarantees.
 template <class T>
 bool acceptable(const nlohmann::json& doc, const CaseOptions& options) {
-  const bool proveExact = options.domain == Domain::exact && !Carrier<T>::caps.exact;  // exact carriers always are
-  if (!proveExact && !options.avoidKinks) return true;
+  if (!demandsMore<T>(options)) return true;
   auto loaded = parseCase<T>(doc.dump());
-  if (!loaded || !loaded->inputs) return false;
-  if constexpr (!Carrier<T>::caps.exact)
-    if (proveExact && !spec::checkExactDomain(loaded->graph, *loaded->inputs, loaded->data, loaded->seeds)) return false;
-  if (!options.avoidKinks) return true;
-  auto context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
-  if (!context) return true;
-  for (std::size_t p = loaded->graph.inputs.size(); p < loaded->graph.positionCount(); ++p)
-    if (atKink(loaded->graph, *context, loaded->data, p)) return false;
-  return true;
+  return loaded && meetsOptions(*loaded, options);
 }
 
 }  // namespace detail
+
+template <class T>
+bool meetsOptions(const Case<T>& c, const CaseOptions& options) {
+  if (!detail::demandsMore<T>(options)) return true;
+  if (!c.inputs) return false;
+  if constexpr (!Carrier<T>::caps.exact)
+    if (options.domain == Domain::exact && !spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds)) return false;
+  if (!options.avoidKinks) return true;
+  auto context = spec::eval(c.graph, *c.inputs, c.data);
+  if (!context) return true;
+  for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p)
+    if (atKink(c.graph, *context, c.data, p)) return false;
+  return true;
+}
 
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options) {

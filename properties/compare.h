@@ -53,8 +53,9 @@ std::uint64_t ulpDistance(F a, F b) {
     Bits bits = std::bit_cast<Bits>(x);
     return static_cast<std::int64_t>(bits < 0 ? std::numeric_limits<Bits>::min() - bits : bits);
   };
-  std::int64_t d = ordered(a) - ordered(b);
-  return static_cast<std::uint64_t>(d < 0 ? -d : d);
+  const std::int64_t x = ordered(a), y = ordered(b);  // unsigned difference: no overflow at the range's ends
+  return x >= y ? static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)
+                : static_cast<std::uint64_t>(y) - static_cast<std::uint64_t>(x);
 }
 
 //! The classes of a difference between two values, from mildest to worst: a signed zero, a few

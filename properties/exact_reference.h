@@ -7,6 +7,7 @@
 #include "core/carriers/rational.h"
 #include "core/graph/map_graph.h"
 #include "core/io/case_file.h"
+#include "core/ops/opaque.h"
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
@@ -37,6 +38,9 @@ Verdict exact_reference(const EngineUnderTest<T>& subject, const Case<T>& c) {
   if (auto exact = spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds); !exact)
     return Verdict::skip("not in the exact domain");
   auto toRational = [](const T& v) { return Rational(v); };
+  for (const Node<T>& node : c.graph.nodes)
+    if (node.attrs.opaque && !OpaqueRegistry<Rational>::instance().find(node.attrs.opaque->name))
+      return Verdict::skip("an opaque program without a rational definition");
   const Graph<Rational> graph = mapGraph<Rational>(c.graph, toRational);
   const Data<Rational> data = mapData<Rational>(c.data, toRational);
   auto context = spec::eval(graph, mapPack<Rational>(*c.inputs, toRational), data);

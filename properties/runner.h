@@ -86,11 +86,13 @@ template <class T>
 Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc);
 
 //! Runs `property` on `cases` documents from `source`, shrinking the first failure (in a survey:
-//! the first of each kind). Each case's coverage tags go to `coverage` when given. A document that
-//! does not load fails the run.
+//! the first of each kind) through cases that still meet `options` (the domain, no kinks when
+//! asked). Each case's coverage tags go to `coverage` when given. A document that does not load
+//! fails the run.
 template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage = nullptr, bool survey = false);
+                          const CaseSource& source, gen::CoverageTally* coverage = nullptr, bool survey = false,
+                          const gen::CaseOptions& options = {});
 
 //! runPropertyOn with generated cases, drawn only from the ops the subject's profile supports.
 template <class T>

@@ -18,12 +18,12 @@ namespace detail {
 template <class T>
 Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
   if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
+  if (property.scope == Scope::runtime) return property.check(subject, loaded);  // the engine plays no part
   if (!subject.profile->supportsCarrier(Carrier<T>::name))
     return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
-  if (property.scope == Scope::runtime || subject.profile->conventions == loaded.graph.conventions)
-    return property.check(subject, loaded);
+  if (subject.profile->conventions == loaded.graph.conventions) return property.check(subject, loaded);
   Case<T> withConventions = loaded;
   withConventions.graph.conventions = subject.profile->conventions;
   return property.check(subject, withConventions);
@@ -40,12 +40,14 @@ inline std::string differenceOf(const Verdict& verdict) {
   return verdict.differenceClass ? std::string(kDifferenceClasses[*verdict.differenceClass]) : "error";
 }
 
-// Shrinks a failing case while it keeps failing the same way (`same` on its verdict).
+// Shrinks a failing case while it keeps failing the same way (`same` on its verdict) and stays
+// within what the run generates (the exact domain, no kinks when asked).
 template <class T, class Same>
-Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, nlohmann::json doc,
-                             Case<T> loaded, Same&& same) {
+Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                             const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Same&& same) {
   gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(loaded))};
   auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
+    if (!gen::meetsOptions(*candidate.loaded, options)) return false;
     Verdict verdict = checkCase(property, subject, *candidate.loaded);
     return !verdict.holds && same(*candidate.loaded, verdict);
   });
@@ -54,17 +56,21 @@ Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnder
 }
 
 // Tallies a failing case in a survey: a new kind gets its own shrunk example.
+// The kind (op, difference) already tallied in `run`, counted once more; nullptr when it is new.
+inline FailureKind* knownKind(PropertyRun& run, const std::string& op, const std::string& difference) {
+  for (FailureKind& kind : run.kinds)
+    if (kind.op == op && kind.difference == difference) return &(++kind.cases, kind);
+  return nullptr;
+}
+
 template <class T>
 void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
-               const nlohmann::json& doc, const Case<T>& loaded, const Verdict& verdict) {
+               const gen::CaseOptions& options, const nlohmann::json& doc, const Case<T>& loaded,
+               const Verdict& verdict) {
   std::string op = blamedOp(loaded, verdict), difference = differenceOf(verdict);
-  for (FailureKind& kind : run.kinds)
-    if (kind.op == op && kind.difference == difference) {
-      ++kind.cases;
-      return;
-    }
+  if (knownKind(run, op, difference)) return;
   auto sameKind = [&](const Case<T>& c, const Verdict& v) { return blamedOp(c, v) == op && differenceOf(v) == difference; };
-  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, doc, loaded, sameKind)});
+  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind)});
 }
 
 }  // namespace detail
@@ -74,6 +80,7 @@ std::string blamedOp(const Case<T>& c, const Verdict& verdict) {
   if (verdict.differences.empty()) return "-";
   const Graph<T>& graph = c.graph;
   auto labelAt = [&](std::size_t p) {
+    if (p >= graph.positionCount()) return std::string("-");  // a pack longer than the graph
     return p < graph.inputs.size() ? std::string("input") : ops::nodeLabel(graph.nodeAt(p).op, graph.nodeAt(p).attrs);
   };
   if (verdict.quantity == Quantity::forwardValues) return labelAt(verdict.differences.front().position);
@@ -94,7 +101,8 @@ Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subjec
 
 template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage, bool survey) {
+                          const CaseSource& source, gen::CoverageTally* coverage, bool survey,
+                          const gen::CaseOptions& options) {
   PropertyRun run;
   auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < cases && (survey || !run.failure); ++i) {
@@ -109,15 +117,16 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& su
     ++run.failed;
     if (!loaded || !loaded->inputs) {  // nothing to shrink
       if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
-      if (survey) run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
+      if (survey && !detail::knownKind(run, "-", "error"))
+        run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
       continue;
     }
     if (survey) {
-      detail::tallyKind(run, property, subject, doc, *loaded, verdict);
+      detail::tallyKind(run, property, subject, options, doc, *loaded, verdict);
       if (!run.failure) run.failure = run.kinds.back().example;
       continue;
     }
-    run.failure = detail::shrunkFailure(property, subject, std::move(doc), std::move(*loaded),
+    run.failure = detail::shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
                                         [](const Case<T>&, const Verdict&) { return true; });
   }
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -132,7 +141,7 @@ PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subj
   return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
     return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options);
-  }, coverage, settings.survey);
+  }, coverage, settings.survey, options);
 }
 
 }  // namespace tc::props

@@ -12,9 +12,10 @@
 namespace tc {
 
 //! The conventions a graph is run with. `kink[op]` indexes the op's own `kinkChoices` (0: the
-//! specification's); ops without kinks ignore their entry. `nanPropagates`: relu(NaN) is NaN
-//! rather than +0, the abs term at a NaN argument is ct·NaN rather than 0, and an unordered
-//! max/min pair gives ct to both arguments rather than counting as a tie.
+//! specification's); ops without kinks ignore their entry. `nanPropagates` (PyTorch's): relu(NaN)
+//! is NaN rather than +0 and its term there ct rather than 0 (x ≤ 0 is false), the abs term at a
+//! NaN argument is ct·NaN rather than 0, and an unordered max/min pair gives ct to both arguments
+//! rather than counting as a tie.
 struct Conventions {
   std::array<std::uint8_t, kOpCount> kink{};
   bool nanPropagates = false;

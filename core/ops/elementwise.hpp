@@ -292,8 +292,10 @@ struct Relu : UnaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const bool passAtZero = c.conventions.kinkOf(OpKind::relu) == 1;
+    const bool nanPropagates = c.conventions.nanPropagates;
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
-                     return x > zero<T>() || (passAtZero && x == zero<T>()) ? g : zero<T>();
+                     bool passes = x > zero<T>() || (passAtZero && x == zero<T>()) || (nanPropagates && isNan(x));
+                     return passes ? g : zero<T>();
                    })});
   }
   //! Not differentiable at x = 0 (the terms choose 0 there); differentiable along a zero direction.

@@ -17,11 +17,12 @@
                                                   const nlohmann::json&);                                       \
   template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const props::Subject<T>&,  \
                                                       std::size_t, const props::CaseSource&, gen::CoverageTally*, \
-                                                      bool);                                                    \
+                                                      bool, const gen::CaseOptions&);                           \
   template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const props::Subject<T>&,    \
                                                     const props::RunSettings&, gen::CoverageTally*);            \
   template std::string props::blamedOp<T>(const Case<T>&, const props::Verdict&);                               \
   template nlohmann::json gen::randomCase<T>(std::uint64_t, int, const gen::CaseOptions&);                      \
+  template bool gen::meetsOptions<T>(const Case<T>&, const gen::CaseOptions&);                                  \
   template std::optional<gen::LoadedDoc<T>> gen::loadDoc<T>(nlohmann::json);                                   \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const nlohmann::json&);                             \

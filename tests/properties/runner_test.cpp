@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/carriers/rational.h"
+#include "core/spec/exactness.h"
 #include "core/spec/reference.h"
 #include "properties/report.h"
 #include "properties/runner.h"
@@ -73,6 +74,18 @@ TEST(Health, ARowInWhichEveryCaseIsSkippedComparedNothingAndFails) {
   EXPECT_EQ(run.nothingCompared(), "nothing compared: 20 of 20 cases (20 skipped: domain failure)");
 }
 
+// The oracles that look at nodes compare nothing on a graph without one: skipped, not passed.
+TEST(Health, NodeOraclesOnAGraphWithoutNodesCompareNothing) {
+  nlohmann::json inputsOnly = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]]})");
+  for (const char* name : {"linearity", "node_adjoint_identity"}) {
+    props::PropertyRun run = props::runPropertyOn(*props::findProperty<Rational>(name), builtinEngine<Rational>("compiled"),
+                                                  3, [&](std::size_t) { return inputsOnly; });
+    EXPECT_FALSE(run.passed()) << name;
+    EXPECT_EQ(run.compared(), 0u) << name;
+    EXPECT_NE(run.nothingCompared().find("no"), std::string::npos) << run.nothingCompared();
+  }
+}
+
 TEST(Health, ARowThatComparedSomethingReportsHowMany) {
   const auto* property = props::findProperty<Rational>("adjoint_identity");
   ASSERT_NE(property, nullptr);
@@ -109,6 +122,11 @@ TEST(Profiles, ACarrierTheProfileDoesNotListIsUnsupported) {
       *property, props::EngineUnderTest<Rational>{builtinEngine<Rational>("compiled"), props::Policy::bits, profile}, doc);
   EXPECT_TRUE(verdict.holds);
   EXPECT_EQ(verdict.unsupported, "(carrier rational)");
+  // Runtime-scoped properties check tapecheck's own layers: the engine's profile plays no part.
+  props::Verdict runtime = props::checkDocument(
+      *props::findProperty<Rational>("ofGraph_toTape"),
+      props::EngineUnderTest<Rational>{builtinEngine<Rational>("compiled"), props::Policy::bits, profile}, doc);
+  EXPECT_TRUE(runtime.holds && runtime.unsupported.empty());
   EXPECT_TRUE(props::checkDocument(*props::findProperty<double>("compileChecked_context"),
                                    props::EngineUnderTest<double>{builtinEngine<double>("compiled"), props::Policy::bits,
                                                                   profile},
@@ -215,6 +233,27 @@ TEST(Survey, BlamesTheOpWhereADifferenceStarts) {
   verdict.differences = {{0, "", ""}};
   EXPECT_EQ(props::blamedOp(*c, verdict), "neg") << "the highest of relu and neg, which feed position 0";
   verdict.differences.clear();
+  EXPECT_EQ(props::blamedOp(*c, verdict), "-");
+}
+
+// A counterexample found in the exact domain shrinks within it.
+TEST(Survey, ShrinkingStaysInTheExactDomain) {
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::RunSettings settings{300, 2};
+  settings.survey = true;
+  settings.domain = gen::Domain::exact;
+  props::PropertyRun run = props::runProperty(*property, NudgingEngine(), settings);
+  ASSERT_FALSE(run.kinds.empty());
+  for (const props::FailureKind& kind : run.kinds) {
+    auto shrunk = parseCase<double>(kind.example.shrunk.dump());
+    ASSERT_TRUE(shrunk);
+    EXPECT_TRUE(spec::checkExactDomain(shrunk->graph, *shrunk->inputs, shrunk->data, shrunk->seeds))
+        << kind.example.shrunk.dump();
+  }
+  // A pack longer than the graph is blamed on no op, not read past the graph.
+  auto c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["1"]]})");
+  props::Verdict verdict = props::Verdict::fail("planted");
+  verdict.differences = {{1, "", "(missing)"}};
   EXPECT_EQ(props::blamedOp(*c, verdict), "-");
 }
 
