@@ -31,7 +31,7 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy,
-             gen::Domain domain, bool survey) {
+             gen::Domain domain, bool survey, const EngineProfile& profile) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
@@ -41,7 +41,7 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   const Engine<T>& engine = builtinEngine<T>(engineName);
-  props::EngineUnderTest<T> subject{engine, policy};
+  props::EngineUnderTest<T> subject{engine, policy, profile};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, engine.name(),
              props::policyName(policy));
   std::size_t failed = 0;
@@ -63,11 +63,11 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
 }
 
 template <class T>
-void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, std::uint64_t seed,
-             std::vector<RunRow>& rows) {
+void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const EngineProfile& profile,
+             std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = builtinEngine<T>(options.engine);
-  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
+  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy), profile};
   const gen::Domain domain = *gen::parseDomain(options.domain);
   for (const auto& p : props::propertiesFor<T>(domain)) {
     if (options.property != "all" && options.property != p.name) continue;
@@ -82,10 +82,11 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
       saveSurveyKinds<T>(row, engine.name(), seed, options.saveDir);
     else if (row.run.failure)
       reportFailure<T>(row, engine.name(), seed, options.saveDir,
-                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {} --domain {} --policy {} "
+                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {}{} --domain {} --policy {} "
                                    "--seed {} --cases {}",
-                                   input.path, p.name, Carrier<T>::name, engine.name(), options.domain, options.policy,
-                                   seed, options.cases));
+                                   input.path, p.name, Carrier<T>::name, engine.name(),
+                                   options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
+                                   options.policy, seed, options.cases));
     rows.push_back(std::move(row));
   }
 }
@@ -134,8 +135,11 @@ int replayCase(const ReplayOptions& options) {
   if (!policy) return report(kUsage, fmt::format("replay: no policy named {}; the policies are: bits, values", quote(options.policy)));
   auto domain = gen::parseDomain(options.domain);
   if (!domain) return report(kUsage, fmt::format("replay: no domain named {}; the domains are: default, exact", quote(options.domain)));
-  return withCarrier(*carrier,
-                     [&]<class T>() { return replayOn<T>(*input, *property, *engine, *policy, *domain, options.survey); });
+  auto profile = readProfile(options.profileFile);
+  if (!profile) return report(kUsage, "replay: --profile: " + profile.error().message);
+  return withCarrier(*carrier, [&]<class T>() {
+    return replayOn<T>(*input, *property, *engine, *policy, *domain, options.survey, *profile);
+  });
 }
 
 int checkGraph(const CheckOptions& options) {
@@ -147,6 +151,8 @@ int checkGraph(const CheckOptions& options) {
     return report(kUsage, fmt::format("check: no policy named {}; the policies are: bits, values", quote(options.policy)));
   if (!gen::parseDomain(options.domain))
     return report(kUsage, fmt::format("check: no domain named {}; the domains are: default, exact", quote(options.domain)));
+  auto profile = readProfile(options.profileFile);
+  if (!profile) return report(kUsage, "check: --profile: " + profile.error().message);
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
@@ -161,7 +167,7 @@ int checkGraph(const CheckOptions& options) {
     withCarrier(carrier, [&]<class T>() {
       auto loaded = loadOn<T>(*input);
       if (loaded) {
-        checkOn<T>(*input, *loaded, options, seed, rows);
+        checkOn<T>(*input, *loaded, options, *profile, seed, rows);
       } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);

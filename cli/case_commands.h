@@ -12,6 +12,7 @@ struct ReplayOptions {
   std::string policy = "bits";  //!< how the engine's results are compared: bits or values
   std::string domain = "default";  //!< exact: exact_reference joins "all"
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
+  std::string profileFile;         //!< the engine's profile as JSON; empty: the `spec` profile
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
@@ -25,6 +26,7 @@ struct CheckOptions {
   std::string policy = "bits";  //!< how the engine's results are compared: bits or values
   std::string domain = "default";  //!< exact: dyadic random draws, and exact_reference joins the properties
   bool survey = false;          //!< tally every failure by kind instead of stopping at the first
+  std::string profileFile;      //!< the engine's profile as JSON; empty: the `spec` profile
   std::optional<std::uint64_t> seed;
   std::string saveDir = "tapecheck-failures";
 };

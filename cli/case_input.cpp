@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/io/document_format.h"
+#include "properties/profile_json.h"
 #include "core/support/text.h"
 
 namespace tc::cli {
@@ -25,6 +26,15 @@ Result<CaseInput> readCaseInput(const std::string& path) {
     *field = failure[key].get<std::string>();
   }
   return input;
+}
+
+Result<EngineProfile> readProfile(const std::string& path) {
+  if (path.empty()) return EngineProfile{};
+  auto text = readTextFile(path);
+  if (!text) return std::unexpected(text.error());
+  auto doc = parseJsonDocument(*text);
+  if (!doc) return fail(path + ": " + doc.error().message);
+  return within(path, profileFromJson(*doc));
 }
 
 Result<std::string> chooseName(std::string_view what, const std::string& option, const std::string& fromFile,

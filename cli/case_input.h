@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/support/result.h"
+#include "properties/profile.h"
 
 namespace tc::cli {
 
@@ -18,6 +19,10 @@ struct CaseInput {
 
 //! Reads and parses the file (bounded nesting); errors name the path and say what is wrong.
 Result<CaseInput> readCaseInput(const std::string& path);
+
+//! The engine profile in the JSON file at `path` (properties/profile_json.h), or the `spec`
+//! profile when `path` is empty; errors name the path and the key.
+Result<EngineProfile> readProfile(const std::string& path);
 
 //! The option if given, else the file's, else the fallback; errors when the choice is not
 //! one of `allowed`.

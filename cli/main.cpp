@@ -27,7 +27,10 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
 }
 
 // How the engine's results are judged and on which cases, shared by run, check and replay.
-void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& domain) {
+void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& domain, std::string& profile) {
+  command->add_option("--profile", profile,
+                      "the engine's profile as JSON: carriers, ops, single-output pass, conventions "
+                      "(docs/semantics.md §3.6; default: spec)");
   command->add_option("--policy", policy, "bits: IEEE bit patterns (default); values: -0 == +0, any NaN equals any NaN")
       ->check(CLI::IsMember({"bits", "values"}));
   command->add_option("--domain", domain,
@@ -71,7 +74,7 @@ int main(int argc, char** argv) {
   runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file");
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
-  addPolicyAndDomain(runCommand, run.policy, run.domain);
+  addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
   addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
@@ -80,7 +83,7 @@ int main(int argc, char** argv) {
   replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
-  addPolicyAndDomain(replayCommand, replay.policy, replay.domain);
+  addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
 
   CheckOptions check;
@@ -90,7 +93,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)");
-  addPolicyAndDomain(checkCommand, check.policy, check.domain);
+  addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
   addSurvey(checkCommand, check.survey);
 
   ShowOptions show;

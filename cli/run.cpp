@@ -12,12 +12,14 @@
 #include <fstream>
 #include <vector>
 
+#include "cli/case_input.h"
 #include "cli/exit_codes.h"
 #include "cli/run_output.h"
 #include "cli/run_report.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"
 #include "core/support/text.h"
+#include "properties/profile_json.h"
 #include "properties/report.h"
 
 namespace tc::cli {
@@ -74,11 +76,13 @@ class Progress {
   bool enabled_;
 };
 
-//! The rows of a run, in order: (carrier, property) for every property that applies.
-std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options) {
+//! The rows of a run, in order: (carrier, property) for every property that applies, on the
+//! carriers the profile supports.
+std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const EngineProfile& profile) {
   std::vector<std::pair<std::string, std::string>> rows;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
+    if (!profile.supportsCarrier(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
       for (const auto& property : props::propertiesFor<T>(*gen::parseDomain(options.domain)))
         if (options.property == "all" || options.property == property.name) rows.emplace_back(carrier, property.name);
@@ -89,9 +93,10 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 }
 
 template <class T>
-void runRow(const std::string& property, const RunOptions& options, RunReport& report, CarrierCoverage& coverage) {
+void runRow(const std::string& property, const RunOptions& options, const EngineProfile& profile, RunReport& report,
+            CarrierCoverage& coverage) {
   const Engine<T>& engine = builtinEngine<T>(options.engine);
-  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy)};
+  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy), profile};
   props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey,
                               *gen::parseDomain(options.domain)};
   RunRow row{property, std::string(Carrier<T>::name),
@@ -100,10 +105,11 @@ void runRow(const std::string& property, const RunOptions& options, RunReport& r
     saveSurveyKinds<T>(row, engine.name(), report.seed, options.saveDir);
   else if (row.run.failure)
     reportFailure<T>(row, engine.name(), report.seed, options.saveDir,
-                     fmt::format("tapecheck run --property {} --carrier {} --engine {} --domain {} --policy {} --seed {} "
+                     fmt::format("tapecheck run --property {} --carrier {} --engine {}{} --domain {} --policy {} --seed {} "
                                  "--cases {} --max-size {}",
-                                 property, Carrier<T>::name, engine.name(), options.domain, options.policy, report.seed,
-                                 options.cases, options.maxSize));
+                                 property, Carrier<T>::name, engine.name(),
+                                 options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
+                                 options.policy, report.seed, options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
 }
 
@@ -156,21 +162,27 @@ int runProperties(const RunOptions& options) {
     return report(kUsage, fmt::format("run: no domain named {}; the domains are: default, exact", quote(options.domain)));
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
-  auto planned = plannedRows(options);
+  auto profile = readProfile(options.profileFile);
+  if (!profile) return report(kUsage, "run: --profile: " + profile.error().message);
+  auto planned = plannedRows(options, *profile);
   if (planned.empty())
-    return report(kUsage, fmt::format("run: property {} does not apply to carrier {}", options.property, options.carrier));
+    return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
+                                      profile->carriers.empty() ? "" : " among the profile's carriers"));
 
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
   result.policy = options.policy, result.survey = options.survey, result.domain = options.domain;
+  result.profile = profileToJson(*profile);
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
-    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}, domain {}, policy {}{}, max size {}{}\n",
-               options.cases, result.seed, options.engine, options.domain, options.policy,
+    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
+               options.cases, result.seed, options.engine,
+               options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile->name), options.domain,
+               options.policy,
                options.survey ? ", survey" : "", options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
@@ -181,13 +193,13 @@ int runProperties(const RunOptions& options) {
     const auto& [carrier, property] = planned[r];
     if (result.coverage.empty() || result.coverage.back().carrier != carrier)
       withCarrier(carrier, [&]<class T>() {
-        props::EngineUnderTest<T> subject{builtinEngine<T>(options.engine)};
+        props::EngineUnderTest<T> subject{builtinEngine<T>(options.engine), props::Policy::bits, *profile};
         result.coverage.push_back(
             {carrier, {}, gen::coverageFloors<T>(props::caseOptionsFor(subject, *gen::parseDomain(options.domain)))});
         return 0;
       });
     withCarrier(carrier, [&]<class T>() {
-      runRow<T>(property, options, result, result.coverage.back());
+      runRow<T>(property, options, *profile, result, result.coverage.back());
       return 0;
     });
     progress.step(property + " " + carrier);

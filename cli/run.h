@@ -14,6 +14,7 @@ struct RunOptions {
   std::string engine = "compiled";
   std::string policy = "bits";         //!< how the engine's results are compared: bits or values
   std::string domain = "default";      //!< which cases are generated: default or exact
+  std::string profileFile;             //!< the engine's profile as JSON; empty: the `spec` profile
   bool survey = false;                //!< tally every failure by kind instead of stopping at the first
   std::string saveDir = "tapecheck-failures";
   int maxSize = 100;                  //!< generated cases grow from size 0 to this (0..100)

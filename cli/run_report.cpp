@@ -82,6 +82,7 @@ std::string runReportJson(const RunReport& report) {
            {"domain", report.domain},
            {"policy", report.policy},
            {"survey", report.survey},
+           {"profile", report.profile},
            {"max_size", report.maxSize},
            {"shard", report.shard},
            {"seconds", report.seconds},

@@ -1,5 +1,7 @@
 #pragma once
 // What a `tapecheck run` found, and its machine-readable forms (--json, --junit).
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@ struct RunReport {
   std::size_t casesPerProperty = 0;
   std::string engine, shard;
   std::string policy = "bits", domain = "default";
+  nlohmann::json profile;  //!< the engine's profile (profileToJson)
   bool survey = false;
   int maxSize = 100;
   double seconds = 0;

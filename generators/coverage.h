@@ -27,7 +27,8 @@ struct CoverageFloor {
 
 //! The floors on carrier T for cases generated with `options`: every op they allow, both opaque
 //! programs, and the structural categories above (in the exact domain on IEEE carriers without
-//! domain failures and special values, and with op floors halved: the domain rejects some draws).
+//! domain failures and special values, and with op floors halved: the domain rejects some draws;
+//! with a restricted op set without domain failures).
 template <class T>
 std::vector<CoverageFloor> coverageFloors(const CaseOptions& options = {});
 

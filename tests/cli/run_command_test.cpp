@@ -94,6 +94,30 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
       << "exact_reference belongs to the exact domain";
 }
 
+// A profile restricts the ops drawn and declares conventions; the built-in engine does not prune
+// its single-output pass, so a profile that says it does is found out.
+TEST(RunCommand, AProfileFileRestrictsOpsAndAFalseDeclarationFails) {
+  std::string ops = ::testing::TempDir() + "ops_profile.json", pruned = ::testing::TempDir() + "pruned_profile.json";
+  std::ofstream(ops) << R"({"name": "small", "ops": ["add", "mul", "matmul", "relu", "sum"]})";
+  std::ofstream(pruned) << R"({"name": "pruned", "carriers": ["double"], "single_output": "ancestors"})";
+  std::string json = ::testing::TempDir() + "profile_run.json";
+  CommandRun small = runTapecheck("run --cases 50 --seed 3 --carrier double --profile " + ops + " --json " + json);
+  ASSERT_EQ(small.status, 0) << small.out << small.err;
+  EXPECT_NE(small.out.find("engine compiled (profile small)"), std::string::npos) << small.out;
+  std::ifstream in(json);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["profile"]["name"], "small");
+  EXPECT_EQ(report["coverage"]["double"]["counts"].count("op exp"), 0u) << "only the profile's ops are drawn";
+  CommandRun lying = runTapecheck("run --cases 100 --seed 2 --property backwardDenseAllFrom_eq_dense --profile " + pruned +
+                                  " --save-failures " + ::testing::TempDir() + "pruned_failures");
+  EXPECT_EQ(lying.status, 1) << lying.out << lying.err;
+  EXPECT_NE(lying.out.find("(ancestors)"), std::string::npos) << lying.out;
+  EXPECT_NE(lying.out.find("--profile " + pruned), std::string::npos) << "the rerun line repeats the profile";
+  CommandRun bad = runTapecheck("run --profile " + ops + ".missing");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << "one line: " << bad.err;
+}
+
 TEST(MutantsCommand, ANormalBuildHasNoMutantsAndSaysHowToGetThem) {
   CommandRun run = runTapecheck("mutants");
   EXPECT_EQ(run.status, 2);

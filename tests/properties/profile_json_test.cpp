@@ -1,0 +1,77 @@
+// Engine profiles as JSON: every key read, written back to an equal profile, and every mistake an
+// error naming the key.
+#include <gtest/gtest.h>
+
+#include "properties/profile_json.h"
+
+namespace tc {
+namespace {
+
+using nlohmann::json;
+
+TEST(ProfileJson, ReadsEveryKey) {
+  auto profile = profileFromJson(json::parse(R"({"name": "torch", "carriers": ["double", "float"],
+      "ops": ["add", "relu"], "single_output": "ancestors", "zero_sign": "unspecified",
+      "kinks": {"max": "both", "clamp": "block"}, "nan": "propagate", "kink_conventions_declared": false})"));
+  ASSERT_TRUE(profile) << profile.error().message;
+  EXPECT_EQ(profile->name, "torch");
+  EXPECT_EQ(profile->carriers, (std::vector<std::string>{"double", "float"}));
+  EXPECT_EQ(profile->ops.size(), 2u) << "a list of ops applies to each carrier the profile names";
+  EXPECT_EQ(profile->ops.at("float"), (std::vector<OpKind>{OpKind::add, OpKind::relu}));
+  EXPECT_EQ(profile->singleOutput, SingleOutput::ancestors);
+  EXPECT_EQ(profile->zeroSign, ZeroSign::unspecified);
+  EXPECT_EQ(profile->conventions.kinkOf(OpKind::max), 2);
+  EXPECT_EQ(profile->conventions.kinkOf(OpKind::clamp), 1);
+  EXPECT_EQ(profile->conventions.kinkOf(OpKind::relu), 0);
+  EXPECT_TRUE(profile->conventions.nanPropagates);
+  EXPECT_FALSE(profile->kinkConventionsDeclared);
+}
+
+TEST(ProfileJson, AnEmptyObjectIsTheSpecificationsProfile) {
+  auto profile = profileFromJson(json::object());
+  ASSERT_TRUE(profile);
+  EXPECT_EQ(profile->name, "spec");
+  EXPECT_TRUE(profile->carriers.empty() && profile->ops.empty());
+  EXPECT_EQ(profile->conventions, Conventions{});
+  EXPECT_EQ(profile->singleOutput, SingleOutput::support);
+  EXPECT_TRUE(profile->kinkConventionsDeclared);
+}
+
+TEST(ProfileJson, WritesWhatItReadsBack) {
+  auto profile = profileFromJson(json::parse(R"({"name": "p", "ops": {"rational": ["mul", "sum"], "double": ["neg"]},
+      "kinks": {"relu": "one", "abs": "product", "min": "first"}, "zero_sign": "unspecified"})"));
+  ASSERT_TRUE(profile);
+  json written = profileToJson(*profile);
+  EXPECT_EQ(written["kinks"]["max"], "split") << "the specification's choices are written too";
+  auto again = profileFromJson(written);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(profileToJson(*again), written);
+  EXPECT_EQ(again->conventions, profile->conventions);
+  EXPECT_EQ(again->ops, profile->ops);
+}
+
+TEST(ProfileJson, EveryMistakeNamesTheKey) {
+  const std::vector<std::pair<const char*, const char*>> cases{
+      {"[]", "a profile must be a JSON object, got []"},
+      {R"({"nme": "x"})", "no profile key 'nme'; the keys are: name, carriers, ops, single_output, zero_sign, kinks, "
+                          "nan, kink_conventions_declared"},
+      {R"({"name": 3})", "name: must be a string, got 3"},
+      {R"({"carriers": ["double", "complex"]})",
+       "carriers: no carrier named 'complex'; the carriers are: rational, modp, double, float, rational-noeq"},
+      {R"({"ops": ["add", "conv"]})", "ops: no op named 'conv'"},
+      {R"({"ops": {"double": "add"}})", "ops.double: must be a list of op names, got \"add\""},
+      {R"({"single_output": "pruned"})", "single_output: must be one of support, ancestors, got \"pruned\""},
+      {R"({"kinks": {"add": "zero"}})", "kinks.add: the op has no kinks"},
+      {R"({"kinks": {"max": "half"}})", "kinks.max: must be one of split, first, both, got \"half\""},
+      {R"({"nan": true})", "nan: must be one of spec, propagate, got true"},
+      {R"({"kink_conventions_declared": "yes"})", "kink_conventions_declared: must be true or false, got \"yes\""},
+  };
+  for (const auto& [text, message] : cases) {
+    auto profile = profileFromJson(json::parse(text));
+    ASSERT_FALSE(profile) << text;
+    EXPECT_EQ(profile.error().message, message) << text;
+  }
+}
+
+}  // namespace
+}  // namespace tc
