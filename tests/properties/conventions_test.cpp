@@ -13,6 +13,7 @@
 #include "core/ops/library.hpp"
 #include "properties/backwardDenseAllFrom_eq_dense.h"
 #include "properties/runner.h"
+#include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {
 namespace {
@@ -189,42 +190,18 @@ TEST(Conventions, AnEngineKeepingTheSpecificationsConventionsFailsADeclaredOne) 
   }
 }
 
-// Negates every zero of the reference context: a sign of zero the specification does not choose.
-class ZeroSignExecution final : public Execution<double> {
- public:
-  explicit ZeroSignExecution(Context<double> context) : context_(std::move(context)) {
-    for (auto& tensor : context_)
-      for (double& v : tensor.values)
-        if (v == 0) v = -v;
-  }
-  const Context<double>& context() const override { return context_; }
-  Result<Pack<double>> backwardDense(const Pack<double>&) const override { return fail("not used"); }
-  Result<SingleOutputResult<double>> backwardSingle(std::size_t, const Tensor<double>&) const override {
-    return fail("not used");
-  }
-
- private:
-  Context<double> context_;
-};
-
-class ZeroSignEngine final : public Engine<double> {
- public:
-  std::string_view name() const override { return "zero-sign"; }
-  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
-                                                           const Data<double>& data) const override {
-    auto context = spec::eval(graph, inputs, data);
-    if (!context) return std::unexpected(context.error());
-    return std::make_unique<const ZeroSignExecution>(std::move(*context));
-  }
-};
-
 TEST(Conventions, AnUnspecifiedSignOfZeroLetsBothZerosPassAndNothingElse) {
   const auto* property = props::findProperty<double>("compileChecked_context");
   nlohmann::json witness = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
       "values": [["-1", "2"]], "nodes": [{"op": "relu", "args": [0]}]})");
   EngineProfile unspecified;
   unspecified.zeroSign = ZeroSign::unspecified;
-  ZeroSignEngine engine;
+  // Negates every zero of the reference context: a sign of zero the specification does not choose.
+  testing::RewrittenContextEngine engine("zero-sign", [](const Graph<double>&, Context<double>& context) {
+    for (auto& tensor : context)
+      for (double& v : tensor.values)
+        if (v == 0) v = -v;
+  });
   props::Verdict spec = props::checkDocument(*property, engine, witness);
   EXPECT_FALSE(spec.holds);
   EXPECT_EQ(props::kDifferenceClasses[*spec.differenceClass], "signed zero");

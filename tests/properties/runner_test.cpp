@@ -11,6 +11,7 @@
 #include "core/spec/reference.h"
 #include "properties/report.h"
 #include "properties/runner.h"
+#include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {
 namespace {
@@ -27,36 +28,15 @@ class RefusingEngine final : public Engine<T> {
 
 // The reference forward context with two planted differences: every `sum` node one ulp high, and
 // every zero a relu produces negative.
-class NudgingExecution final : public Execution<double> {
- public:
-  NudgingExecution(const Graph<double>& graph, Context<double> context) : context_(std::move(context)) {
-    for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-      for (double& v : context_[p].values) {
-        if (graph.nodeAt(p).op == OpKind::sum) v = std::nextafter(v, std::numeric_limits<double>::infinity());
-        if (graph.nodeAt(p).op == OpKind::relu && v == 0) v = -0.0;
-      }
-    }
-  }
-  const Context<double>& context() const override { return context_; }
-  Result<Pack<double>> backwardDense(const Pack<double>&) const override { return fail("not used"); }
-  Result<SingleOutputResult<double>> backwardSingle(std::size_t, const Tensor<double>&) const override {
-    return fail("not used");
-  }
-
- private:
-  Context<double> context_;
-};
-
-class NudgingEngine final : public Engine<double> {
- public:
-  std::string_view name() const override { return "nudging"; }
-  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
-                                                           const Data<double>& data) const override {
-    auto context = spec::eval(graph, inputs, data);
-    if (!context) return std::unexpected(context.error());
-    return std::make_unique<const NudgingExecution>(graph, std::move(*context));
-  }
-};
+testing::RewrittenContextEngine NudgingEngine() {
+  return {"nudging", [](const Graph<double>& graph, Context<double>& context) {
+            for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+              for (double& v : context[p].values) {
+                if (graph.nodeAt(p).op == OpKind::sum) v = std::nextafter(v, std::numeric_limits<double>::infinity());
+                if (graph.nodeAt(p).op == OpKind::relu && v == 0) v = -0.0;
+              }
+          }};
+}
 
 nlohmann::json caseWithExp() {
   return nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
