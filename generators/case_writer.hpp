@@ -13,8 +13,8 @@
 #include "core/graph/builder.hpp"
 #include "core/io/case_file.hpp"
 #include "core/ops/library.hpp"
+#include "generators/case_options.hpp"
 #include "generators/choices.h"
-#include "generators/generate.h"
 
 namespace tc::gen::detail {
 
@@ -111,10 +111,7 @@ class CaseWriter {
     return ensure([&](const Shape& s) { return s == shape; }, shape, x).value_or(x);
   }
 
-  bool allows(OpKind kind) const {
-    if (options_.domain == Domain::exact && !kExact && !ops::inExactDomain(kind)) return false;
-    return !options_.ops || std::find(options_.ops->begin(), options_.ops->end(), kind) != options_.ops->end();
-  }
+  bool allows(OpKind kind) const { return allowsOp<T>(options_, kind); }
   // The ops carrier T supports and the options allow, those whose terms pair operands twice as
   // likely (a slip there hides on most shapes).
   std::vector<OpKind> allowedOps() const {

@@ -7,6 +7,7 @@
 #include "core/graph/node_program.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
+#include "generators/case_options.hpp"
 #include "generators/coverage.h"
 
 namespace tc::gen {
@@ -67,11 +68,8 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
 
 template <class T>
 std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
-  const bool exactDomain = options.domain == Domain::exact && !Carrier<T>::caps.exact;
-  auto allowed = [&](OpKind kind) {
-    if (exactDomain && !ops::inExactDomain(kind)) return false;
-    return !options.ops || std::find(options.ops->begin(), options.ops->end(), kind) != options.ops->end();
-  };
+  const bool exactDomain = exactDomainOn<T>(options);
+  auto allowed = [&](OpKind kind) { return allowsOp<T>(options, kind); };
   std::vector<CoverageFloor> floors;
   for (OpKind kind : ops::opsSupportedBy<T>())
     if (allowed(kind)) floors.push_back({"op " + std::string(opName(kind)), exactDomain ? 0.01 : 0.02});

@@ -11,7 +11,7 @@ namespace detail {
 
 template <class T>
 bool demandsMore(const CaseOptions& options) {
-  return (options.domain == Domain::exact && !Carrier<T>::caps.exact) || options.avoidKinks;  // exact carriers always are
+  return exactDomainOn<T>(options) || options.avoidKinks;
 }
 
 // Whether a generated document meets the options' demands beyond what the writer guarantees.
@@ -29,7 +29,7 @@ bool meetsOptions(const Case<T>& c, const CaseOptions& options) {
   if (!detail::demandsMore<T>(options)) return true;
   if (!c.inputs) return false;
   if constexpr (!Carrier<T>::caps.exact)
-    if (options.domain == Domain::exact && !spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds)) return false;
+    if (exactDomainOn<T>(options) && !spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds)) return false;
   if (!options.avoidKinks) return true;
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!context) return true;

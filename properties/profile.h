@@ -45,7 +45,7 @@ struct EngineProfile {
   }
   bool supportsOp(std::string_view carrier, OpKind kind) const {
     auto listed = ops.find(carrier);
-    return listed == ops.end() || std::find(listed->second.begin(), listed->second.end(), kind) != listed->second.end();
+    return listed == ops.end() || listsOp(listed->second, kind);
   }
   //! The ops of `carrier` this profile restricts generation to, or nullopt for no restriction.
   std::optional<std::vector<OpKind>> opsOn(std::string_view carrier) const {
@@ -56,9 +56,16 @@ struct EngineProfile {
   //! The first node of `graph` whose op the profile does not support on `carrier`, or nullopt.
   template <class T>
   std::optional<std::size_t> firstUnsupportedNode(std::string_view carrier, const Graph<T>& graph) const {
+    auto listed = ops.find(carrier);
+    if (listed == ops.end()) return std::nullopt;
     for (std::size_t k = 0; k < graph.nodes.size(); ++k)
-      if (!supportsOp(carrier, graph.nodes[k].op)) return graph.inputs.size() + k;
+      if (!listsOp(listed->second, graph.nodes[k].op)) return graph.inputs.size() + k;
     return std::nullopt;
+  }
+
+ private:
+  static bool listsOp(const std::vector<OpKind>& list, OpKind kind) {
+    return std::find(list.begin(), list.end(), kind) != list.end();
   }
 };
 

@@ -66,11 +66,11 @@ struct RunSettings {
   gen::Domain domain = gen::Domain::general;
 };
 
-//! The options cases for `subject` are generated with in `domain`: its profile's ops, and no kinks
-//! when it does not declare its kink conventions.
+//! The options cases on carrier T are generated with in `domain` for an engine with `profile`: its
+//! ops, and no kinks when it does not declare its kink conventions.
 template <class T>
-gen::CaseOptions caseOptionsFor(const EngineUnderTest<T>& subject, gen::Domain domain) {
-  return {subject.profile->opsOn(Carrier<T>::name), domain, !subject.profile->kinkConventionsDeclared};
+gen::CaseOptions caseOptionsFor(const EngineProfile& profile, gen::Domain domain) {
+  return {profile.opsOn(Carrier<T>::name), domain, !profile.kinkConventionsDeclared};
 }
 
 //! Where a run's cases come from: the document of case `index`.

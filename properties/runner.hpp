@@ -137,7 +137,7 @@ template <class T>
 PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subject, const RunSettings& settings,
                         gen::CoverageTally* coverage) {
   const int maxSize = std::clamp(settings.maxSize, 0, 100);
-  const gen::CaseOptions options = caseOptionsFor(subject, settings.domain);
+  const gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
   return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
     return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options);
