@@ -80,9 +80,10 @@ Result<void> readKinks(const json& value, Conventions& conventions) {
     if (!kind) return fail(fmt::format("kinks: no op named {}", quote(name)));
     auto choices = ops::kinkChoices(*kind);
     if (choices.empty()) return fail(fmt::format("kinks.{}: the op has no kinks", name));
-    auto index = choiceOf(choice, choices, "kinks." + name);
-    if (!index) return std::unexpected(index.error());
-    conventions.kink[static_cast<std::size_t>(*kind)] = static_cast<std::uint8_t>(*index);
+    auto index = choice.is_string() ? ops::kinkChoiceIndex(*kind, choice.get<std::string>()) : std::nullopt;
+    if (!index)
+      return fail(fmt::format("kinks.{}: must be one of {}, got {}", name, fmt::join(choices, ", "), choice.dump()));
+    conventions.kink[static_cast<std::size_t>(*kind)] = *index;
   }
   return {};
 }

@@ -2,7 +2,10 @@
 // The op library: maps an OpKind to its one definition (core/ops/op_list.h), and answers what
 // the rest of tapecheck asks of an op — label, arity, requirement, attributes, support, kinks —
 // so that nothing outside core/ops switches on the op kind.
+#include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -149,6 +152,15 @@ constexpr std::span<const std::string_view> kinkChoices(OpKind kind) {
     if constexpr (requires { Op::kinkChoices; }) return Op::kinkChoices;
     else return {};
   });
+}
+
+//! The index in kinkChoices(kind) of the choice named `name` (what Conventions::kink holds), or
+//! nullopt when the op lists no such choice.
+inline std::optional<std::uint8_t> kinkChoiceIndex(OpKind kind, std::string_view name) {
+  auto choices = kinkChoices(kind);
+  auto found = std::find(choices.begin(), choices.end(), name);
+  if (found == choices.end()) return std::nullopt;
+  return static_cast<std::uint8_t>(found - choices.begin());
 }
 
 }  // namespace tc::ops

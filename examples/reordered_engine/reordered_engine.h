@@ -19,6 +19,7 @@
 #include "core/graph/pack_checks.h"
 #include "core/ops/opaque.h"
 #include "properties/engine.h"
+#include "properties/profile.h"
 #include "reordered_ops.h"
 
 namespace reordered {
@@ -137,5 +138,15 @@ class Engine final : public tc::Engine<T> {
     return {};
   }
 };
+
+//! What the engine declares about itself: its ops on every carrier it runs on (the exact ones and
+//! the IEEE ones); the specification's conventions otherwise.
+inline tc::EngineProfile profile() {
+  tc::EngineProfile profile;
+  profile.name = "reordered";
+  for (const char* carrier : {"rational", "rational-noeq", "double", "float"})
+    profile.ops[carrier] = {kSupportedOps.begin(), kSupportedOps.end()};
+  return profile;
+}
 
 }  // namespace reordered

@@ -14,13 +14,6 @@
 
 namespace {
 
-tc::EngineProfile reorderedProfile() {
-  tc::EngineProfile profile;
-  profile.name = "reordered";
-  for (const char* carrier : {"double", "float"}) profile.ops[carrier] = reordered::Engine<double>::supportedOps();
-  return profile;
-}
-
 // The survey lines of every engine property on T in the default domain under bits.
 template <class T>
 std::string survey(const tc::EngineProfile& profile, const tc::props::RunSettings& settings) {
@@ -62,7 +55,7 @@ int main(int argc, char** argv) {
     else if (flag == "--seed") settings.seed = std::strtoull(argv[i + 1], nullptr, 10);
   }
   settings.survey = true;
-  const tc::EngineProfile profile = reorderedProfile();
+  const tc::EngineProfile profile = reordered::profile();
   fmt::print("survey of the reordered engine: default domain, policy bits, {} cases per property, seed {}\n",
              settings.cases, settings.seed);
   fmt::print("{}{}{}", tc::props::surveyHeading(), survey<double>(profile, settings), survey<float>(profile, settings));

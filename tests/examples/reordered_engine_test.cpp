@@ -243,18 +243,9 @@ TEST(ReorderedEngine, TheOpCasesCoverEverySupportedOp) {
   EXPECT_EQ(reordered::Engine<Rational>::supportedOps().size(), 27u);
 }
 
-// The engine's profile: the ops it supports, on every carrier it runs on.
-EngineProfile reorderedProfile() {
-  EngineProfile profile;
-  profile.name = "reordered";
-  for (std::string_view carrier : {"rational", "rational-noeq", "double", "float"})
-    profile.ops[std::string(carrier)] = reordered::Engine<Rational>::supportedOps();
-  return profile;
-}
-
 TEST(ReorderedEngine, PassesEveryEnginePropertyOnGeneratedCasesOfItsOps) {
   reordered::Engine<Rational> engine;
-  const EngineProfile profile = reorderedProfile();
+  const EngineProfile profile = reordered::profile();
   props::EngineUnderTest<Rational> subject{engine, props::Policy::bits, profile};
   std::size_t checked = 0;
   for (const auto& property : props::propertiesFor<Rational>()) {
@@ -481,7 +472,7 @@ TYPED_TEST_SUITE(ReorderedOnIeee, IeeeCarriers);
 TYPED_TEST(ReorderedOnIeee, PassesEveryEnginePropertyInTheExactDomainUnderValues) {
   using T = TypeParam;
   reordered::Engine<T> engine;
-  const EngineProfile profile = reorderedProfile();
+  const EngineProfile profile = reordered::profile();
   props::EngineUnderTest<T> subject{engine, props::Policy::values, profile};
   props::RunSettings settings{300, 1};
   settings.domain = gen::Domain::exact;
@@ -502,7 +493,7 @@ TYPED_TEST(ReorderedOnIeee, PassesEveryEnginePropertyInTheExactDomainUnderValues
 TYPED_TEST(ReorderedOnIeee, FailsTheDefaultDomainUnderBitsWithOrderDifferencesTheSurveyClassifies) {
   using T = TypeParam;
   reordered::Engine<T> engine;
-  const EngineProfile profile = reorderedProfile();
+  const EngineProfile profile = reordered::profile();
   props::EngineUnderTest<T> subject{engine, props::Policy::bits, profile};
   props::RunSettings settings{1000, 1};
   settings.survey = true;

@@ -77,10 +77,9 @@ class ConventionEngine final : public Engine<double> {
 
 Conventions choosing(OpKind op, std::string_view choice) {
   Conventions conventions;
-  auto choices = ops::kinkChoices(op);
-  auto found = std::find(choices.begin(), choices.end(), choice);
-  EXPECT_NE(found, choices.end()) << choice;
-  conventions.kink[static_cast<std::size_t>(op)] = static_cast<std::uint8_t>(found - choices.begin());
+  auto index = ops::kinkChoiceIndex(op, choice);
+  EXPECT_TRUE(index) << choice;
+  conventions.kink[static_cast<std::size_t>(op)] = index.value_or(0);
   return conventions;
 }
 

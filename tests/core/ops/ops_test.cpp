@@ -595,10 +595,9 @@ TEST(Ops, Clamp_AttributeErrors) {
 
 tc::Conventions choosing(OpKind op, std::string_view choice) {
   tc::Conventions conventions;
-  auto choices = tc::ops::kinkChoices(op);
-  auto found = std::find(choices.begin(), choices.end(), choice);
-  EXPECT_NE(found, choices.end()) << choice;
-  conventions.kink[static_cast<std::size_t>(op)] = static_cast<std::uint8_t>(found - choices.begin());
+  auto index = tc::ops::kinkChoiceIndex(op, choice);
+  EXPECT_TRUE(index) << choice;
+  conventions.kink[static_cast<std::size_t>(op)] = index.value_or(0);
   return conventions;
 }
 
