@@ -30,20 +30,20 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 }
 
 template <class T>
-int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, props::Policy policy,
-             gen::Domain domain, bool survey, const EngineProfile& profile) {
+int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, const Judging& judging,
+             bool survey) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   std::vector<const props::NamedProperty<T>*> chosen;
-  for (const auto& p : props::propertiesFor<T>(domain))
+  for (const auto& p : props::propertiesFor<T>(judging.domain))
     if (property == "all" || property == p.name) chosen.push_back(props::findProperty<T>(p.name));
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   const Engine<T>& engine = builtinEngine<T>(engineName);
-  props::EngineUnderTest<T> subject{engine, policy, profile};
+  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, engine.name(),
-             props::policyName(policy));
+             props::policyName(judging.policy));
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
@@ -63,12 +63,12 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
 }
 
 template <class T>
-void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const EngineProfile& profile,
+void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const Judging& judging,
              std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = builtinEngine<T>(options.engine);
-  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy), profile};
-  const gen::Domain domain = *gen::parseDomain(options.domain);
+  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
+  const gen::Domain domain = judging.domain;
   for (const auto& p : props::propertiesFor<T>(domain)) {
     if (options.property != "all" && options.property != p.name) continue;
     props::CaseSource source = [&](std::size_t i) {
@@ -131,15 +131,9 @@ int replayCase(const ReplayOptions& options) {
   auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
   for (const auto* chosen : {&carrier, &property, &engine})
     if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
-  auto policy = props::parsePolicy(options.policy);
-  if (!policy) return report(kUsage, fmt::format("replay: no policy named {}; the policies are: bits, values", quote(options.policy)));
-  auto domain = gen::parseDomain(options.domain);
-  if (!domain) return report(kUsage, fmt::format("replay: no domain named {}; the domains are: default, exact", quote(options.domain)));
-  auto profile = readProfile(options.profileFile);
-  if (!profile) return report(kUsage, "replay: --profile: " + profile.error().message);
-  return withCarrier(*carrier, [&]<class T>() {
-    return replayOn<T>(*input, *property, *engine, *policy, *domain, options.survey, *profile);
-  });
+  auto judging = readJudging(options.policy, options.domain, options.profileFile);
+  if (!judging) return report(kUsage, "replay: " + judging.error().message);
+  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *judging, options.survey); });
 }
 
 int checkGraph(const CheckOptions& options) {
@@ -147,12 +141,8 @@ int checkGraph(const CheckOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
-  if (!props::parsePolicy(options.policy))
-    return report(kUsage, fmt::format("check: no policy named {}; the policies are: bits, values", quote(options.policy)));
-  if (!gen::parseDomain(options.domain))
-    return report(kUsage, fmt::format("check: no domain named {}; the domains are: default, exact", quote(options.domain)));
-  auto profile = readProfile(options.profileFile);
-  if (!profile) return report(kUsage, "check: --profile: " + profile.error().message);
+  auto judging = readJudging(options.policy, options.domain, options.profileFile);
+  if (!judging) return report(kUsage, "check: " + judging.error().message);
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
@@ -167,7 +157,7 @@ int checkGraph(const CheckOptions& options) {
     withCarrier(carrier, [&]<class T>() {
       auto loaded = loadOn<T>(*input);
       if (loaded) {
-        checkOn<T>(*input, *loaded, options, *profile, seed, rows);
+        checkOn<T>(*input, *loaded, options, *judging, seed, rows);
       } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);

@@ -28,6 +28,8 @@ Result<CaseInput> readCaseInput(const std::string& path) {
   return input;
 }
 
+namespace {
+
 Result<EngineProfile> readProfile(const std::string& path) {
   if (path.empty()) return EngineProfile{};
   auto text = readTextFile(path);
@@ -35,6 +37,18 @@ Result<EngineProfile> readProfile(const std::string& path) {
   auto doc = parseJsonDocument(*text);
   if (!doc) return fail(path + ": " + doc.error().message);
   return within(path, profileFromJson(*doc));
+}
+
+}  // namespace
+
+Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile) {
+  auto parsedPolicy = props::parsePolicy(policy);
+  if (!parsedPolicy) return fail(fmt::format("no policy named {}; the policies are: bits, values", quote(policy)));
+  auto parsedDomain = gen::parseDomain(domain);
+  if (!parsedDomain) return fail(fmt::format("no domain named {}; the domains are: default, exact", quote(domain)));
+  auto profile = readProfile(profileFile);
+  if (!profile) return fail("--profile: " + profile.error().message);
+  return Judging{*parsedPolicy, *parsedDomain, std::move(*profile)};
 }
 
 Result<std::string> chooseName(std::string_view what, const std::string& option, const std::string& fromFile,

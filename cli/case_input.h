@@ -6,6 +6,8 @@
 #include <string>
 
 #include "core/support/result.h"
+#include "generators/generate.h"
+#include "properties/compare.h"
 #include "properties/profile.h"
 
 namespace tc::cli {
@@ -20,9 +22,17 @@ struct CaseInput {
 //! Reads and parses the file (bounded nesting); errors name the path and say what is wrong.
 Result<CaseInput> readCaseInput(const std::string& path);
 
-//! The engine profile in the JSON file at `path` (properties/profile_json.h), or the `spec`
-//! profile when `path` is empty; errors name the path and the key.
-Result<EngineProfile> readProfile(const std::string& path);
+//! How run, check and replay judge the engine: the comparison policy, the domain of cases and the
+//! engine's profile.
+struct Judging {
+  props::Policy policy;
+  gen::Domain domain;
+  EngineProfile profile;
+};
+
+//! The --policy and --domain names and the --profile file (empty: the `spec` profile) read;
+//! errors name the option and why (a profile's also the path and the key).
+Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile);
 
 //! The option if given, else the file's, else the fallback; errors when the choice is not
 //! one of `allowed`.

@@ -78,13 +78,13 @@ class Progress {
 
 //! The rows of a run, in order: (carrier, property) for every property that applies, on the
 //! carriers the profile supports.
-std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const EngineProfile& profile) {
+std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const Judging& judging) {
   std::vector<std::pair<std::string, std::string>> rows;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
-    if (!profile.supportsCarrier(carrier)) continue;
+    if (!judging.profile.supportsCarrier(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
-      for (const auto& property : props::propertiesFor<T>(*gen::parseDomain(options.domain)))
+      for (const auto& property : props::propertiesFor<T>(judging.domain))
         if (options.property == "all" || options.property == property.name) rows.emplace_back(carrier, property.name);
       return 0;
     });
@@ -93,12 +93,11 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 }
 
 template <class T>
-void runRow(const std::string& property, const RunOptions& options, const EngineProfile& profile, RunReport& report,
+void runRow(const std::string& property, const RunOptions& options, const Judging& judging, RunReport& report,
             CarrierCoverage& coverage) {
   const Engine<T>& engine = builtinEngine<T>(options.engine);
-  props::EngineUnderTest<T> subject{engine, *props::parsePolicy(options.policy), profile};
-  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey,
-                              *gen::parseDomain(options.domain)};
+  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
+  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, judging.domain};
   RunRow row{property, std::string(Carrier<T>::name),
              props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}};
   if (options.survey)
@@ -156,32 +155,29 @@ int runProperties(const RunOptions& options) {
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
     return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
                                       fmt::join(names, ", ")));
-  if (!props::parsePolicy(options.policy))
-    return report(kUsage, fmt::format("run: no policy named {}; the policies are: bits, values", quote(options.policy)));
-  if (!gen::parseDomain(options.domain))
-    return report(kUsage, fmt::format("run: no domain named {}; the domains are: default, exact", quote(options.domain)));
+  auto judging = readJudging(options.policy, options.domain, options.profileFile);
+  if (!judging) return report(kUsage, "run: " + judging.error().message);
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
-  auto profile = readProfile(options.profileFile);
-  if (!profile) return report(kUsage, "run: --profile: " + profile.error().message);
-  auto planned = plannedRows(options, *profile);
+  const EngineProfile& profile = judging->profile;
+  auto planned = plannedRows(options, *judging);
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
-                                      profile->carriers.empty() ? "" : " among the profile's carriers"));
+                                      profile.carriers.empty() ? "" : " among the profile's carriers"));
 
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
   result.policy = options.policy, result.survey = options.survey, result.domain = options.domain;
-  result.profile = profileToJson(*profile);
+  result.profile = profileToJson(profile);
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
     fmt::print("tapecheck run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
                options.cases, result.seed, options.engine,
-               options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile->name), options.domain,
+               options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name), options.domain,
                options.policy,
                options.survey ? ", survey" : "", options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
@@ -194,11 +190,11 @@ int runProperties(const RunOptions& options) {
     if (result.coverage.empty() || result.coverage.back().carrier != carrier)
       withCarrier(carrier, [&]<class T>() {
         result.coverage.push_back(
-            {carrier, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(*profile, *gen::parseDomain(options.domain)))});
+            {carrier, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(profile, judging->domain))});
         return 0;
       });
     withCarrier(carrier, [&]<class T>() {
-      runRow<T>(property, options, *profile, result, result.coverage.back());
+      runRow<T>(property, options, *judging, result, result.coverage.back());
       return 0;
     });
     progress.step(property + " " + carrier);
