@@ -37,6 +37,11 @@ std::string PropertyRun::nothingCompared() const {
   return fmt::format("nothing compared: {} of {} cases ({})", cases, cases, fmt::join(reasons, ", "));
 }
 
+std::string PropertyRun::whyNotPassed() const {
+  if (failure) return failure->verdict.why + "\n" + failure->shrunk.dump();
+  return nothingCompared();
+}
+
 std::vector<std::string_view> allPropertyNames() {
   // The rational carrier has every property but the exact domain's oracle, which is double's.
   std::vector<std::string_view> names;

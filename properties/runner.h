@@ -50,6 +50,9 @@ struct PropertyRun {
   //! Why a run without a counterexample still fails because it compared nothing; empty otherwise.
   std::string nothingCompared() const;
   bool passed() const { return failed == 0 && nothingCompared().empty(); }
+  //! Why the run did not pass, for a message: the first failure's reason and shrunk case, else
+  //! why nothing was compared; empty when it passed.
+  std::string whyNotPassed() const;
 };
 
 //! The seed of case `index` of a property on a carrier, in a run with `runSeed`.

@@ -255,8 +255,7 @@ TEST(ReorderedEngine, PassesEveryEnginePropertyOnGeneratedCasesOfItsOps) {
     EXPECT_EQ(run.cases, 300u);
     EXPECT_EQ(run.unsupported, 0u) << "the generator draws only the profile's ops";
     EXPECT_TRUE(run.passed()) << property.name << ": "
-                              << (run.failure ? run.failure->verdict.why + "\n" + run.failure->shrunk.dump()
-                                              : run.nothingCompared());
+                              << run.whyNotPassed();
   }
   EXPECT_EQ(checked, 6u);  // the five engine theorems and the adjoint identity
 }
@@ -484,8 +483,7 @@ TYPED_TEST(ReorderedOnIeee, PassesEveryEnginePropertyInTheExactDomainUnderValues
     EXPECT_EQ(result.unsupported, 0u);
     EXPECT_GT(result.compared(), 250u) << property.name;
     EXPECT_TRUE(result.passed()) << property.name << ": "
-                                 << (result.failure ? result.failure->verdict.why + "\n" + result.failure->shrunk.dump()
-                                                    : result.nothingCompared());
+                                 << result.whyNotPassed();
   }
   EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
 }

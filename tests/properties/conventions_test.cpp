@@ -227,8 +227,7 @@ TEST(Conventions, AnEngineFollowingADeclaredProfilePassesGeneratedCases) {
     if (property.scope != props::Scope::engine) continue;
     props::PropertyRun run = props::runProperty(property, subject, {200, 3});
     EXPECT_TRUE(run.passed()) << property.name << ": "
-                              << (run.failure ? run.failure->verdict.why + "\n" + run.failure->shrunk.dump()
-                                              : run.nothingCompared());
+                              << run.whyNotPassed();
   }
 }
 

@@ -52,6 +52,7 @@ TEST(Health, ARowInWhichEveryCaseIsSkippedComparedNothingAndFails) {
   EXPECT_EQ(run.compared(), 0u);
   EXPECT_FALSE(run.passed());
   EXPECT_EQ(run.nothingCompared(), "nothing compared: 20 of 20 cases (20 skipped: domain failure)");
+  EXPECT_EQ(run.whyNotPassed(), run.nothingCompared());
 }
 
 // The oracles that look at nodes compare nothing on a graph without one: skipped, not passed.
@@ -242,6 +243,7 @@ TEST(Survey, WithoutSurveyARunStopsAtTheFirstFailure) {
   props::PropertyRun run = props::runProperty(*property, NudgingEngine(), {300, 2});
   ASSERT_TRUE(run.failure);
   EXPECT_EQ(run.failed, 1u);
+  EXPECT_EQ(run.whyNotPassed(), run.failure->verdict.why + "\n" + run.failure->shrunk.dump());
   EXPECT_LT(run.cases, 300u);
   EXPECT_TRUE(run.kinds.empty());
 }
