@@ -59,7 +59,10 @@ Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnder
 // The kind (op, difference) already tallied in `run`, counted once more; nullptr when it is new.
 inline FailureKind* knownKind(PropertyRun& run, const std::string& op, const std::string& difference) {
   for (FailureKind& kind : run.kinds)
-    if (kind.op == op && kind.difference == difference) return &(++kind.cases, kind);
+    if (kind.op == op && kind.difference == difference) {
+      ++kind.cases;
+      return &kind;
+    }
   return nullptr;
 }
 
