@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "cli/case_input.h"
+#include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
 #include "cli/run_output.h"
 #include "core/carriers/dispatch.h"
@@ -30,19 +31,19 @@ Result<Case<T>> loadOn(const CaseInput& input) {
 }
 
 template <class T>
-int replayOn(const CaseInput& input, const std::string& property, const std::string& engineName, const Judging& judging,
+int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
              bool survey) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   std::vector<const props::NamedProperty<T>*> chosen;
   for (const auto& p : props::propertiesFor<T>(judging.domain))
-    if (property == "all" || property == p.name) chosen.push_back(props::findProperty<T>(p.name));
+    if ((property == "all" && !(source.external() && p.scope == props::Scope::runtime)) || property == p.name)
+      chosen.push_back(props::findProperty<T>(p.name));
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
-  const Engine<T>& engine = builtinEngine<T>(engineName);
-  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
-  fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, engine.name(),
+  props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile};
+  fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
              props::policyName(judging.policy));
   std::size_t failed = 0;
   props::Verdict shown;
@@ -63,14 +64,15 @@ int replayOn(const CaseInput& input, const std::string& property, const std::str
 }
 
 template <class T>
-void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const Judging& judging,
-             std::uint64_t seed, std::vector<RunRow>& rows) {
+void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const EngineSource& engines,
+             const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
-  const Engine<T>& engine = builtinEngine<T>(options.engine);
+  const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   const gen::Domain domain = judging.domain;
   for (const auto& p : props::propertiesFor<T>(domain)) {
     if (options.property != "all" && options.property != p.name) continue;
+    if (options.property == "all" && engines.external() && p.scope == props::Scope::runtime) continue;
     props::CaseSource source = [&](std::size_t i) {
       if (ownValues && i == 0) return input.doc;
       return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain);
@@ -79,14 +81,14 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
                {}, {}, {}};
     if (options.survey)
-      saveSurveyKinds<T>(row, engine.name(), seed, options.saveDir);
+      saveSurveyKinds<T>(row, engines, seed, options.saveDir);
     else if (row.run.failure)
-      reportFailure<T>(row, engine.name(), seed, options.saveDir,
-                       fmt::format("tapecheck check {} --property {} --carrier {} --engine {}{} --domain {} --policy {} "
+      reportFailure<T>(row, engines, seed, options.saveDir,
+                       fmt::format("tapecheck check {} --property {} --carrier {} {}{} --domain {} --policy {} "
                                    "--seed {} --cases {}",
-                                   input.path, p.name, Carrier<T>::name, engine.name(),
+                                   input.path, p.name, Carrier<T>::name, engines.flags(),
                                    options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
-                                   options.policy, seed, options.cases));
+                                   props::policyName(judging.policy), seed, options.cases));
     rows.push_back(std::move(row));
   }
 }
@@ -102,6 +104,7 @@ int showOn(const CaseInput& input, bool dot) {
   bool knownEngine = std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), engine) !=
                      std::end(kBuiltinEngineNames);
   std::string notRechecked = !property        ? "it is not a property on this carrier"
+                             : !input.engineCommand.empty() ? "its engine is another process: replay it with --engine-cmd"
                              : !knownEngine   ? "no built-in engine is named " + quote(engine)
                              : !loaded->inputs ? "the file gives no input values"
                                                : "";
@@ -128,12 +131,25 @@ int replayCase(const ReplayOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
   auto property = chooseName("property", options.property, input->property, "all", propertyNames());
-  auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
-  for (const auto* chosen : {&carrier, &property, &engine})
+  for (const auto* chosen : {&carrier, &property})
     if (!*chosen) return report(kUsage, "replay: " + chosen->error().message);
-  auto judging = readJudging(options.policy, options.domain, options.profileFile);
+  if (options.engineCommand.empty() && !input->engineCommand.empty())
+    return report(kUsage, fmt::format("replay: {} was found with an engine in another process; a case file never runs "
+                                      "a command: give it again with --engine-cmd {}",
+                                      options.file, shellQuote(input->engineCommand)));
+  std::string engineName;
+  if (options.engineCommand.empty()) {
+    auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
+    if (!engine)
+      return report(kUsage, "replay: " + engine.error().message + "; name an engine in another process with --engine-cmd");
+    engineName = *engine;
+  }
+  auto source = EngineSource::open({options.engineCommand.empty() ? engineName : options.engine, options.engineCommand,
+                                    options.engineTimeout});
+  if (!source) return report(kUsage, "replay: " + source.error().message);
+  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
   if (!judging) return report(kUsage, "replay: " + judging.error().message);
-  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, *engine, *judging, options.survey); });
+  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey); });
 }
 
 int checkGraph(const CheckOptions& options) {
@@ -141,14 +157,16 @@ int checkGraph(const CheckOptions& options) {
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
-  auto judging = readJudging(options.policy, options.domain, options.profileFile);
+  auto source = EngineSource::open({options.engine, options.engineCommand, options.engineTimeout});
+  if (!source) return report(kUsage, "check: " + source.error().message);
+  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
   if (!judging) return report(kUsage, "check: " + judging.error().message);
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
   fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
              "domain {}, policy {}{}\n",
-             options.file, options.cases, seed, options.engine, options.domain, options.policy,
+             options.file, options.cases, seed, (*source)->description(), options.domain, props::policyName(judging->policy),
              options.survey ? ", survey" : "");
   std::vector<RunRow> rows;
   std::string firstError;
@@ -157,7 +175,7 @@ int checkGraph(const CheckOptions& options) {
     withCarrier(carrier, [&]<class T>() {
       auto loaded = loadOn<T>(*input);
       if (loaded) {
-        checkOn<T>(*input, *loaded, options, *judging, seed, rows);
+        checkOn<T>(*input, *loaded, options, **source, *judging, seed, rows);
       } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);

@@ -9,7 +9,9 @@ namespace tc::cli {
 //! Options of `tapecheck replay CASE`: names left empty come from the file's failure object.
 struct ReplayOptions {
   std::string file, property, carrier, engine;
-  std::string policy = "bits";  //!< how the engine's results are compared: bits or values
+  std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
+  double engineTimeout = 10;    //!< seconds to wait for each of its answers
+  std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";  //!< exact: exact_reference joins "all"
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
   std::string profileFile;         //!< the engine's profile as JSON; empty: the `spec` profile
@@ -22,8 +24,10 @@ int replayCase(const ReplayOptions& options);
 struct CheckOptions {
   std::string file;
   std::size_t cases = 100;  //!< random input and seed draws besides the file's own values
-  std::string carrier = "all", property = "all", engine = "compiled";
-  std::string policy = "bits";  //!< how the engine's results are compared: bits or values
+  std::string carrier = "all", property = "all", engine;
+  std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
+  double engineTimeout = 10;    //!< seconds to wait for each of its answers
+  std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";  //!< exact: dyadic random draws, and exact_reference joins the properties
   bool survey = false;          //!< tally every failure by kind instead of stopping at the first
   std::string profileFile;      //!< the engine's profile as JSON; empty: the `spec` profile

@@ -16,11 +16,12 @@ Result<CaseInput> readCaseInput(const std::string& path) {
   if (!text) return std::unexpected(text.error());
   auto doc = parseJsonDocument(*text);
   if (!doc) return fail(path + ": " + doc.error().message);
-  CaseInput input{path, std::move(*doc), {}, {}, {}};
+  CaseInput input{path, std::move(*doc), {}, {}, {}, {}};
   if (!input.doc.is_object() || !input.doc.contains("failure")) return input;
   const nlohmann::json& failure = input.doc["failure"];
   if (!failure.is_object()) return fail(path + ": failure: must be an object");
-  for (auto [key, field] : {std::pair{"property", &input.property}, {"carrier", &input.carrier}, {"engine", &input.engine}}) {
+  for (auto [key, field] : {std::pair{"property", &input.property}, {"carrier", &input.carrier}, {"engine", &input.engine},
+                            {"engine_cmd", &input.engineCommand}}) {
     if (!failure.contains(key)) continue;
     if (!failure[key].is_string()) return fail(fmt::format("{}: failure.{}: must be a string", path, key));
     *field = failure[key].get<std::string>();
@@ -41,11 +42,14 @@ Result<EngineProfile> readProfile(const std::string& path) {
 
 }  // namespace
 
-Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile) {
+Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile,
+                            const process::Hello* hello) {
+  if (policy.empty()) policy = hello && hello->policy ? props::policyName(*hello->policy) : "bits";
   auto parsedPolicy = props::parsePolicy(policy);
   if (!parsedPolicy) return fail(fmt::format("no policy named {}; the policies are: bits, values", quote(policy)));
   auto parsedDomain = gen::parseDomain(domain);
   if (!parsedDomain) return fail(fmt::format("no domain named {}; the domains are: default, exact", quote(domain)));
+  if (profileFile.empty() && hello) return Judging{*parsedPolicy, *parsedDomain, hello->profile};
   auto profile = readProfile(profileFile);
   if (!profile) return fail("--profile: " + profile.error().message);
   return Judging{*parsedPolicy, *parsedDomain, std::move(*profile)};

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "adapters/process/engine_process.h"
 #include "core/support/result.h"
 #include "generators/generate.h"
 #include "properties/compare.h"
@@ -17,6 +18,7 @@ struct CaseInput {
   std::string path;
   nlohmann::json doc;
   std::string property, carrier, engine;
+  std::string engineCommand;  //!< "engine_cmd": the command of an engine in another process
 };
 
 //! Reads and parses the file (bounded nesting); errors name the path and say what is wrong.
@@ -30,9 +32,11 @@ struct Judging {
   EngineProfile profile;
 };
 
-//! The --policy and --domain names and the --profile file (empty: the `spec` profile) read;
-//! errors name the option and why (a profile's also the path and the key).
-Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile);
+//! The --policy and --domain names and the --profile file read; errors name the option and why (a
+//! profile's also the path and the key). Without --profile, the profile an engine process announced
+//! in its `hello`, else `spec`; without --policy, its announced policy, else bits.
+Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile,
+                            const process::Hello* hello = nullptr);
 
 //! The option if given, else the file's, else the fallback; errors when the choice is not
 //! one of `allowed`.

@@ -7,6 +7,8 @@
 #include "cli/grad.h"
 #include "cli/mutants.h"
 #include "cli/run.h"
+#include "adapters/process/engine_process.h"
+#include "adapters/process/serve.h"
 #include "core/carriers/dispatch.h"
 #include "properties/engine.h"
 
@@ -31,12 +33,24 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
   command->add_option("--profile", profile,
                       "the engine's profile as JSON: carriers, ops, single-output pass, conventions "
                       "(docs/semantics.md §3.6; default: spec)");
-  command->add_option("--policy", policy, "bits: IEEE bit patterns (default); values: -0 == +0, any NaN equals any NaN")
+  command->add_option("--policy", policy,
+                      "bits: IEEE bit patterns; values: -0 == +0, any NaN equals any NaN (default: the engine's "
+                      "announced policy, else bits)")
       ->check(CLI::IsMember({"bits", "values"}));
   command->add_option("--domain", domain,
                       "default: every value; exact: IEEE cases proven exact in every evaluation order, plus "
                       "the exact_reference property")
       ->check(CLI::IsMember({"default", "exact"}));
+}
+
+// An engine in another process instead of a built-in one (docs/engine-protocol.md).
+void addEngineCommand(CLI::App* command, std::string& engineCommand, double& timeout) {
+  auto* cmd = command->add_option("--engine-cmd", engineCommand,
+                                  "check the engine this shell command starts, speaking the engine protocol "
+                                  "(docs/engine-protocol.md) instead of a built-in engine");
+  cmd->excludes(command->get_option("--engine"));
+  command->add_option("--engine-timeout", timeout, "seconds to wait for each answer of --engine-cmd (default 10)")
+      ->check(CLI::Range(0.001, 86400.0));
 }
 
 void addSurvey(CLI::App* command, bool& survey) {
@@ -75,6 +89,7 @@ int main(int argc, char** argv) {
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
   addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
+  addEngineCommand(runCommand, run.engineCommand, run.engineTimeout);
   addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
@@ -84,6 +99,7 @@ int main(int argc, char** argv) {
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
+  addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
 
   CheckOptions check;
@@ -94,6 +110,7 @@ int main(int argc, char** argv) {
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)");
   addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
+  addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout);
   addSurvey(checkCommand, check.survey);
 
   ShowOptions show;
@@ -111,6 +128,12 @@ int main(int argc, char** argv) {
   mutantsCommand->add_option("--timeout", mutants.timeoutSeconds, "seconds per mutant before it counts as not killed")
       ->check(CLI::Range(1.0, 86400.0));
   mutantsCommand->add_option("--only", mutants.only, "comma-separated mutant ids (default: all)");
+
+  std::string serveEngine = "compiled";
+  auto* serveCommand = app.add_subcommand(
+      "serve", "Answer the engine protocol on stdin/stdout with a built-in engine (docs/engine-protocol.md)");
+  serveCommand->add_option("--engine", serveEngine, "the built-in engine that answers")
+      ->check(CLI::IsMember(tc::builtinEngineNames()));
 
   BenchOptions bench;
   auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
@@ -141,6 +164,9 @@ int main(int argc, char** argv) {
     if (*showCommand) return showCase(show);
     if (*mutantsCommand) return runMutants(mutants);
     if (*benchCommand) return runBench(bench);
+    if (*serveCommand) return tc::process::serve(serveEngine, 0, stdout);
+  } catch (const tc::process::ProtocolError& e) {
+    return report(kUsage, e.what());
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());
   }

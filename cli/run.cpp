@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/case_input.h"
+#include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
 #include "cli/run_output.h"
 #include "cli/run_report.h"
@@ -77,15 +78,19 @@ class Progress {
 };
 
 //! The rows of a run, in order: (carrier, property) for every property that applies, on the
-//! carriers the profile supports.
-std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const Judging& judging) {
+//! carriers the profile supports; for an engine in another process, only the engine-scoped ones
+//! (the others check tapecheck's own runtime).
+std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const Judging& judging,
+                                                             bool engineScopedOnly) {
   std::vector<std::pair<std::string, std::string>> rows;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
     if (!judging.profile.supportsCarrier(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
       for (const auto& property : props::propertiesFor<T>(judging.domain))
-        if (options.property == "all" || options.property == property.name) rows.emplace_back(carrier, property.name);
+        if ((options.property == "all" || options.property == property.name) &&
+            !(engineScopedOnly && property.scope == props::Scope::runtime))
+          rows.emplace_back(carrier, property.name);
       return 0;
     });
   }
@@ -93,22 +98,22 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 }
 
 template <class T>
-void runRow(const std::string& property, const RunOptions& options, const Judging& judging, RunReport& report,
-            CarrierCoverage& coverage) {
-  const Engine<T>& engine = builtinEngine<T>(options.engine);
+void runRow(const std::string& property, const RunOptions& options, const EngineSource& source, const Judging& judging,
+            RunReport& report, CarrierCoverage& coverage) {
+  const Engine<T>& engine = source.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, judging.domain};
   RunRow row{property, std::string(Carrier<T>::name),
              props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}};
   if (options.survey)
-    saveSurveyKinds<T>(row, engine.name(), report.seed, options.saveDir);
+    saveSurveyKinds<T>(row, source, report.seed, options.saveDir);
   else if (row.run.failure)
-    reportFailure<T>(row, engine.name(), report.seed, options.saveDir,
-                     fmt::format("tapecheck run --property {} --carrier {} --engine {}{} --domain {} --policy {} --seed {} "
+    reportFailure<T>(row, source, report.seed, options.saveDir,
+                     fmt::format("tapecheck run --property {} --carrier {} {}{} --domain {} --policy {} --seed {} "
                                  "--cases {} --max-size {}",
-                                 property, Carrier<T>::name, engine.name(),
+                                 property, Carrier<T>::name, source.flags(),
                                  options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
-                                 options.policy, report.seed, options.cases, options.maxSize));
+                                 props::policyName(judging.policy), report.seed, options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
 }
 
@@ -155,12 +160,14 @@ int runProperties(const RunOptions& options) {
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
     return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
                                       fmt::join(names, ", ")));
-  auto judging = readJudging(options.policy, options.domain, options.profileFile);
-  if (!judging) return report(kUsage, "run: " + judging.error().message);
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
+  auto source = EngineSource::open({options.engine, options.engineCommand, options.engineTimeout});
+  if (!source) return report(kUsage, "run: " + source.error().message);
+  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
+  if (!judging) return report(kUsage, "run: " + judging.error().message);
   const EngineProfile& profile = judging->profile;
-  auto planned = plannedRows(options, *judging);
+  auto planned = plannedRows(options, *judging, (*source)->external());
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
                                       profile.carriers.empty() ? "" : " among the profile's carriers"));
@@ -168,17 +175,18 @@ int runProperties(const RunOptions& options) {
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
-  result.casesPerProperty = options.cases, result.engine = options.engine, result.maxSize = options.maxSize;
-  result.policy = options.policy, result.survey = options.survey, result.domain = options.domain;
+  result.casesPerProperty = options.cases, result.maxSize = options.maxSize;
+  result.engine = (*source)->external() ? options.engineCommand : std::string(options.engine.empty() ? "compiled" : options.engine);
+  result.policy = props::policyName(judging->policy), result.survey = options.survey, result.domain = options.domain;
   result.profile = profileToJson(profile);
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
     fmt::print("tapecheck run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
-               options.cases, result.seed, options.engine,
+               options.cases, result.seed, (*source)->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name), options.domain,
-               options.policy,
+               result.policy,
                options.survey ? ", survey" : "", options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
@@ -194,7 +202,7 @@ int runProperties(const RunOptions& options) {
         return 0;
       });
     withCarrier(carrier, [&]<class T>() {
-      runRow<T>(property, options, *judging, result, result.coverage.back());
+      runRow<T>(property, options, **source, *judging, result, result.coverage.back());
       return 0;
     });
     progress.step(property + " " + carrier);

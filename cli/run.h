@@ -11,8 +11,10 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;  //!< default: from the clock, printed so a run can be repeated
   std::string carrier = "all";
   std::string property = "all";
-  std::string engine = "compiled";
-  std::string policy = "bits";         //!< how the engine's results are compared: bits or values
+  std::string engine;                  //!< a built-in engine; empty: compiled, unless engineCommand is given
+  std::string engineCommand;           //!< --engine-cmd: an engine speaking docs/engine-protocol.md
+  double engineTimeout = 10;           //!< seconds to wait for each of its answers
+  std::string policy;                  //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";      //!< which cases are generated: default or exact
   std::string profileFile;             //!< the engine's profile as JSON; empty: the `spec` profile
   bool survey = false;                //!< tally every failure by kind instead of stopping at the first

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/engine_choice.h"
 #include "cli/run_report.h"
 #include "core/carriers/carrier.h"
 #include "core/io/document_format.h"
@@ -32,11 +33,23 @@ std::string formatSurvey(const std::vector<RunRow>& rows);
 //! Writes `doc` with its failure object to `file`; false when it cannot be written.
 bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure);
 
+//! The failure object of a saved case: the property, carrier and engine (with the command of an
+//! engine in another process, which replay needs given again: a file never runs a command).
+template <class T>
+nlohmann::json failureObject(const std::string& property, const EngineSource& source, std::uint64_t seed,
+                             const std::string& why) {
+  nlohmann::json failure{{"property", property}, {"carrier", Carrier<T>::name},
+                         {"engine", std::string(source.engine<T>().name())}, {"seed", seed}, {"why", why}};
+  if (source.external()) failure["engine_cmd"] = source.command();
+  return failure;
+}
+
 // Prints the shrunk counterexample, saves it as "<dir>/<property>-<carrier>-<seed>.json" with its
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
 template <class T>
-void reportFailure(RunRow& row, std::string_view engine, std::uint64_t seed, const std::string& saveDir,
+void reportFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir,
                    const std::string& rerun) {
+  const std::string_view engine = source.engine<T>().name();
   const props::Counterexample& failure = *row.run.failure;
   const std::string_view carrier = Carrier<T>::name;
   row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
@@ -44,10 +57,9 @@ void reportFailure(RunRow& row, std::string_view engine, std::uint64_t seed, con
              engine, failure.shrinkSteps, failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (saveCounterexample(file, failure.shrunk, {{"property", row.property}, {"carrier", carrier}, {"engine", engine},
-                                                {"seed", seed}, {"why", failure.verdict.why}})) {
+  if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
     row.savedFile = file;
-    fmt::print("saved: {}\nreplay: tapecheck replay {}\n", file, file);
+    fmt::print("saved: {}\nreplay: tapecheck replay {}{}\n", file, file, source.external() ? " " + source.flags() : "");
   } else {
     fmt::print("could not save the counterexample to {}\n", file);
   }
@@ -56,13 +68,12 @@ void reportFailure(RunRow& row, std::string_view engine, std::uint64_t seed, con
 
 // Saves the example of each kind a survey found as "<dir>/<property>-<carrier>-<seed>-<k>.json".
 template <class T>
-void saveSurveyKinds(RunRow& row, std::string_view engine, std::uint64_t seed, const std::string& saveDir) {
+void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir) {
   for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
     const props::FailureKind& kind = row.run.kinds[k];
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
-    nlohmann::json failure{{"property", row.property}, {"carrier", Carrier<T>::name}, {"engine", engine},
-                           {"seed", seed}, {"why", kind.example.verdict.why}, {"op", kind.op},
-                           {"difference", kind.difference}};
+    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict.why);
+    failure["op"] = kind.op, failure["difference"] = kind.difference;
     row.kindFiles.push_back(saveCounterexample(file, kind.example.shrunk, failure) ? file : "(could not save)");
   }
 }

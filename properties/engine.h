@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,37 @@ class Execution {
   virtual Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const = 0;
 };
 
+//! Thrown by an engine that could not give any result for a case: it crashed, exited or hung (an
+//! engine in another process). The case fails with this message, and is shrunk like any failure.
+struct EngineFault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+//! Thrown by an engine that finds, once asked, that it cannot run a case its profile let through
+//! (an attribute it cannot express): the case is counted unsupported under `op`.
+struct UnsupportedCase : std::runtime_error {
+  explicit UnsupportedCase(const std::string& op) : std::runtime_error(op) {}
+};
+
+//! A backward pass an engine will be asked for: dense from `seeds`, or (`single`) from `seed` at
+//! `output` alone.
+template <class T>
+struct PlannedPass {
+  bool single = false;
+  Pack<T> seeds;
+  std::size_t output = 0;
+  Tensor<T> seed;
+};
+
+//! A compile an engine will be asked for, and the passes then asked of its execution, in order.
+template <class T>
+struct PlannedCompile {
+  Graph<T> graph;
+  Pack<T> inputs;
+  Data<T> data;
+  std::vector<PlannedPass<T>> passes;
+};
+
 //! An autograd engine on carrier T: it compiles a graph with inputs and data into an Execution,
 //! or reports a node's domain failure as an error value.
 template <class T>
@@ -45,6 +77,12 @@ class Engine {
   virtual std::string_view name() const = 0;
   virtual Result<std::unique_ptr<const Execution<T>>> compile(const Graph<T>& graph, const Pack<T>& inputs,
                                                               const Data<T>& data) const = 0;
+  //! True for an engine that answers many calls at once much faster than one by one (an engine in
+  //! another process): the runner then tells it ahead of a run of cases what they will ask (plan).
+  virtual bool wantsPlans() const { return false; }
+  //! The compiles (with their passes) the next cases will make, in order, as a property made them
+  //! on the reference engine. A correct engine is asked exactly these; any other call still works.
+  virtual void plan(std::vector<PlannedCompile<T>> compiles) const {}
 };
 
 //! tapecheck's own engines: "reference" (spec::eval and backpropAll), "tape" (lowerToTapeChecked

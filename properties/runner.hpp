@@ -8,6 +8,7 @@
 #include "generators/coverage.hpp"
 #include "generators/generate.hpp"
 #include "generators/shrink.hpp"
+#include "properties/plan_recorder.h"
 #include "properties/runner.h"
 
 namespace tc::props {
@@ -23,10 +24,31 @@ Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& su
     return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
-  if (subject.profile->conventions == loaded.graph.conventions) return property.check(subject, loaded);
-  Case<T> withConventions = loaded;
-  withConventions.graph.conventions = subject.profile->conventions;
-  return property.check(subject, withConventions);
+  try {
+    if (subject.profile->conventions == loaded.graph.conventions) return property.check(subject, loaded);
+    Case<T> withConventions = loaded;
+    withConventions.graph.conventions = subject.profile->conventions;
+    return property.check(subject, withConventions);
+  } catch (const EngineFault& fault) {
+    return Verdict::fail(fault.what());
+  } catch (const UnsupportedCase& unsupported) {
+    return Verdict::unsupportedOp(unsupported.what());
+  }
+}
+
+// How many cases an engine that wants plans is told about at once.
+inline constexpr std::size_t kPlannedCases = 64;
+
+// Tells an engine that wants plans what the property will ask of it on these cases, recorded on
+// the reference engine.
+template <class T>
+void planCases(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const std::vector<Result<Case<T>>>& cases) {
+  PlanRecorder<T> recorder(builtinEngine<T>("compiled"));  // correct, and the fastest
+  EngineUnderTest<T> recording{recorder, subject.policy, *subject.profile};
+  for (const auto& loaded : cases)
+    if (loaded && loaded->inputs) (void)checkCase(property, recording, *loaded);
+  subject.engine.plan(recorder.take());
 }
 
 template <class T>
@@ -76,6 +98,32 @@ void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind)});
 }
 
+template <class T>
+void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const gen::CaseOptions& options, gen::CoverageTally* coverage, bool survey, nlohmann::json doc,
+               Result<Case<T>>& loaded) {
+  Verdict verdict = checkLoaded(property, subject, loaded);
+  if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
+  ++run.cases;
+  if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
+  if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
+  if (verdict.holds) return;
+  ++run.failed;
+  if (!loaded || !loaded->inputs) {  // nothing to shrink
+    if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
+    if (survey && !knownKind(run, "-", "error"))
+      run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
+    return;
+  }
+  if (survey) {
+    tallyKind(run, property, subject, options, doc, *loaded, verdict);
+    if (!run.failure) run.failure = run.kinds.back().example;
+    return;
+  }
+  run.failure = shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
+                              [](const Case<T>&, const Verdict&) { return true; });
+}
+
 }  // namespace detail
 
 template <class T>
@@ -108,30 +156,20 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& su
                           const gen::CaseOptions& options) {
   PropertyRun run;
   auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < cases && (survey || !run.failure); ++i) {
-    nlohmann::json doc = source(i);
-    auto loaded = parseCase<T>(doc.dump());
-    Verdict verdict = detail::checkLoaded(property, subject, loaded);
-    if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
-    ++run.cases;
-    if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
-    if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
-    if (verdict.holds) continue;
-    ++run.failed;
-    if (!loaded || !loaded->inputs) {  // nothing to shrink
-      if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
-      if (survey && !detail::knownKind(run, "-", "error"))
-        run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
-      continue;
+  const bool planned = property.scope == Scope::engine && subject.engine.wantsPlans();
+  const std::size_t chunk = planned ? detail::kPlannedCases : 1;
+  for (std::size_t first = 0; first < cases && (survey || !run.failure); first += chunk) {
+    std::vector<nlohmann::json> docs;
+    std::vector<Result<Case<T>>> loadedCases;
+    for (std::size_t i = first; i < std::min(cases, first + chunk); ++i) {
+      docs.push_back(source(i));
+      loadedCases.push_back(parseCase<T>(docs.back().dump()));
     }
-    if (survey) {
-      detail::tallyKind(run, property, subject, options, doc, *loaded, verdict);
-      if (!run.failure) run.failure = run.kinds.back().example;
-      continue;
-    }
-    run.failure = detail::shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
-                                        [](const Case<T>&, const Verdict&) { return true; });
+    if (planned) detail::planCases(property, subject, loadedCases);
+    for (std::size_t k = 0; k < docs.size() && (survey || !run.failure); ++k)
+      detail::tallyCase(run, property, subject, options, coverage, survey, std::move(docs[k]), loadedCases[k]);
   }
+  if (planned) subject.engine.plan({});  // what the last chunk did not use
   run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return run;
 }

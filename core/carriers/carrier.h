@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -127,9 +130,35 @@ T one() {
   return Carrier<T>::fromInt(1);
 }
 
+//! The IEEE value of a plain decimal (`-1.25`, `3e-2`) or hex float (`0x1.8p+1`), correctly
+//! rounded by std::from_chars, or nullopt for anything else (specials, fractions, out-of-range
+//! exponents), which the exact path reads. The same value the exact path gives, much faster.
+template <class F>
+std::optional<F> parseIeeeFast(std::string_view text) {
+  const bool negative = text.starts_with('-');
+  std::string_view magnitude = text.substr(negative ? 1 : 0);
+  const bool hex = magnitude.starts_with("0x") || magnitude.starts_with("0X");
+  if (hex) {
+    magnitude.remove_prefix(2);
+    if (magnitude.find_first_of("pP") == std::string_view::npos) return std::nullopt;  // the grammar needs it
+  }
+  // Leave to the exact path what it alone bounds or rejects: long digit strings, a hex float
+  // without a leading digit.
+  if (magnitude.empty() || magnitude.size() > 64) return std::nullopt;
+  const auto first = static_cast<unsigned char>(magnitude.front());
+  if (!(hex ? std::isxdigit(first) : std::isdigit(first) || first == '.')) return std::nullopt;
+  F value{};
+  auto [end, error] = std::from_chars(magnitude.data(), magnitude.data() + magnitude.size(), value,
+                                      hex ? std::chars_format::hex : std::chars_format::general);
+  if (error != std::errc() || end != magnitude.data() + magnitude.size() || std::isinf(value)) return std::nullopt;
+  return negative ? -value : value;
+}
+
 //! Reads a value written in a file for carrier T.
 template <class T>
 Result<T> parseValue(std::string_view text) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (auto fast = parseIeeeFast<T>(text)) return *fast;
   auto literal = parseLiteral(text);
   if (!literal) return std::unexpected(literal.error());
   auto value = Carrier<T>::fromLiteral(*literal);

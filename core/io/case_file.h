@@ -29,6 +29,10 @@ struct Case {
 template <class T>
 Result<Case<T>> parseCase(std::string_view text);
 
+//! Reads a case from a parsed document (its nesting already bounded, as parseJsonDocument does).
+template <class T>
+Result<Case<T>> caseFromJson(const nlohmann::json& document);
+
 //! Reads one node of the file format (`{"op": ..., "args": [...], "attrs": {...}}`) and appends
 //! it to `builder`; returns its position or the loader's error.
 template <class T>
@@ -42,8 +46,21 @@ Result<Case<T>> readCaseFile(const std::filesystem::path& path);
 template <class T>
 std::string writeCase(const Case<T>& c);
 
+//! The document writeCase formats.
+template <class T>
+nlohmann::json caseToJson(const Case<T>& c);
+
 //! `{"shape": [...], "values": [strings]}` for each tensor, in order.
 template <class T>
 nlohmann::json packToJson(const Pack<T>& pack);
+
+//! A tensor written as packToJson writes each: a shape within the limits and one value per
+//! element, in the value grammar. Errors start with `where`.
+template <class T>
+Result<Tensor<T>> tensorFromJson(const nlohmann::json& tensor, const std::string& where);
+
+//! One value array for a tensor of `shape` (as a case's "values" holds them).
+template <class T>
+Result<Tensor<T>> valuesFromJson(const nlohmann::json& values, const Shape& shape, const std::string& where);
 
 }  // namespace tc

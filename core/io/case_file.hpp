@@ -68,6 +68,11 @@ Result<Tensor<T>> readTensorValues(const json& j, const Shape& shape, const std:
   std::vector<T> values;
   values.reserve(expected);
   for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i].is_string())  // the common case, without building a location for an error
+      if (auto v = parseValue<T>(j[i].get_ref<const std::string&>())) {
+        values.push_back(std::move(*v));
+        continue;
+      }
     auto v = readValue<T>(j[i], fmt::format("{}[{}]", where, i));
     if (!v) return std::unexpected(v.error());
     values.push_back(std::move(*v));
@@ -347,6 +352,30 @@ Result<Case<T>> parseCase(std::string_view text) {
 }
 
 template <class T>
+Result<Case<T>> caseFromJson(const nlohmann::json& document) {
+  try {
+    return io_detail::readRoot<T>(document);
+  } catch (const nlohmann::json::exception& e) {  // a safety net: every access is checked first
+    return fail(fmt::format("malformed document: {}", e.what()));
+  }
+}
+
+template <class T>
+Result<Tensor<T>> tensorFromJson(const nlohmann::json& tensor, const std::string& where) {
+  if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("values") || tensor.size() != 2)
+    return fail(fmt::format("{}: a tensor must be {{\"shape\": [dims], \"values\": [strings]}}, got {}", where,
+                            tensor.dump().substr(0, 80)));
+  auto shape = io_detail::readShape(tensor["shape"], where + ": shape");
+  if (!shape) return std::unexpected(shape.error());
+  return io_detail::readTensorValues<T>(tensor["values"], *shape, where + ": values");
+}
+
+template <class T>
+Result<Tensor<T>> valuesFromJson(const nlohmann::json& values, const Shape& shape, const std::string& where) {
+  return io_detail::readTensorValues<T>(values, shape, where);
+}
+
+template <class T>
 Result<std::size_t> appendNode(GraphBuilder<T>& builder, const nlohmann::json& node) {
   return io_detail::readNode(builder, node);
 }
@@ -367,6 +396,11 @@ nlohmann::json packToJson(const Pack<T>& pack) {
 
 template <class T>
 std::string writeCase(const Case<T>& c) {
+  return formatCaseDocument(caseToJson(c));
+}
+
+template <class T>
+nlohmann::json caseToJson(const Case<T>& c) {
   using nlohmann::json;
   const Graph<T>& graph = c.graph;
   json root = json::object();
@@ -395,7 +429,7 @@ std::string writeCase(const Case<T>& c) {
   }
   root["seeds"] = std::move(seeds);
   if (!c.failureJson.empty()) root["failure"] = json::parse(c.failureJson);
-  return formatCaseDocument(root);
+  return root;
 }
 
 }  // namespace tc

@@ -82,7 +82,8 @@ TEST(Profiles, ACaseWithAnUnsupportedOpIsCountedNotRun) {
   profile.name = "no-exp";
   profile.ops["double"] = {OpKind::add, OpKind::mul, OpKind::neg, OpKind::constant};
   const auto* property = props::findProperty<double>("compileChecked_context");
-  props::EngineUnderTest<double> subject{RefusingEngine<double>(), props::Policy::bits, profile};
+  const RefusingEngine<double> refusing;  // named: the subject refers to it
+  props::EngineUnderTest<double> subject{refusing, props::Policy::bits, profile};
   props::Verdict verdict = props::checkDocument(*property, subject, caseWithExp());
   EXPECT_TRUE(verdict.holds);
   EXPECT_EQ(verdict.unsupported, "exp");

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
+#include <bit>
 
 #include "core/carriers/carrier.h"
 
@@ -114,6 +116,39 @@ TEST(Carriers, RoundingIsToNearestEven) {
   EXPECT_EQ(roundToFloat(*parseValue<Rational>("1e39")), std::numeric_limits<float>::infinity());
   EXPECT_EQ(roundToDouble(*parseValue<Rational>("2.4703282292062328e-324")), 5e-324);  // just above half
   EXPECT_EQ(roundToDouble(*parseValue<Rational>("2.4703282292062327e-324")), 0.0);     // below half
+}
+
+// The fast path of parseValue on IEEE carriers (std::from_chars) must give exactly what the exact
+// path gives (parseLiteral, then correct rounding), and leave to it whatever it does not read.
+template <class F>
+void expectFastPathAgrees(const std::string& text) {
+  auto literal = parseLiteral(text);
+  auto exact = literal ? Carrier<F>::fromLiteral(*literal) : Result<F>(fail(literal.error().message));
+  auto read = parseValue<F>(text);
+  ASSERT_EQ(static_cast<bool>(read), static_cast<bool>(exact)) << text;
+  if (read) EXPECT_TRUE(Carrier<F>::same(*read, *exact)) << text << ": " << *read << " vs " << *exact;
+}
+
+TEST(Carriers, FastIeeeReadingAgreesWithTheExactPath) {
+  std::vector<std::string> texts{"0", "-0", "-0.0", "0x0p+0", "-0x0.0p+0", "1.", ".5", "-.5", "1e5", "1E+5", "2.5e-3",
+                                 "0x1.8p+1", "-0x1.fffffffffffffp+1023", "0x1p-1074", "0x1p-1075", "0x1.8p-1075",
+                                 "1e-400", "-1e-400", "1e400", "1e39", "3.4028235677973366e38", "1.4e-45", "7e-46",
+                                 "2.4703282292062328e-324", "2.4703282292062327e-324", "16777217", "16777219",
+                                 "0.1", "1/3", "nan", "inf", "-inf", "+1", "--1", "1.5x", "0x1.8", "0x.8p1", "1e", "",
+                                 std::string(70, '1') + "e-60", "9007199254740993", "0.30000000000000004"};
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 2000; ++i) {
+    double d = std::bit_cast<double>(random());
+    if (std::isnan(d)) continue;
+    texts.push_back(Carrier<double>::format(d));
+    texts.push_back(fmt::format("{:a}", d));
+    texts.push_back(fmt::format("{:.17g}", d));
+    texts.push_back(fmt::format("{:.9g}", d));
+  }
+  for (const std::string& text : texts) {
+    expectFastPathAgrees<double>(text);
+    expectFastPathAgrees<float>(text);
+  }
 }
 
 }  // namespace

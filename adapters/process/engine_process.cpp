@@ -1,0 +1,123 @@
+#include "adapters/process/engine_process.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+#include <utility>
+
+#include "core/io/document_format.h"
+#include "core/support/text.h"
+#include "properties/profile_json.h"
+
+namespace tc::process {
+namespace {
+
+std::string secondsText(std::chrono::milliseconds timeout) { return fmt::format("{:g} s", timeout.count() / 1000.0); }
+
+// The last line of the child's standard error, as a suffix for messages.
+std::string stderrSuffix(const ChildProcess& child) {
+  std::string line = child.lastErrorLine();
+  return line.empty() ? "" : fmt::format(" (last line on stderr: {})", quote(line, 200));
+}
+
+}  // namespace
+
+Result<Hello> helloFromJson(const nlohmann::json& hello) {
+  if (!hello.is_object()) return fail("the hello must be a JSON object, got " + hello.dump().substr(0, 80));
+  for (const auto& [key, value] : hello.items())
+    if (key != "tapecheck_engine" && key != "profile" && key != "policy")
+      return fail(fmt::format("hello: unknown key {}; the keys are tapecheck_engine, profile, policy", quote(key)));
+  if (!hello.contains("tapecheck_engine") || !hello["tapecheck_engine"].is_number_integer())
+    return fail("hello: needs \"tapecheck_engine\": 1, the protocol version (is this a tapecheck engine?)");
+  if (hello["tapecheck_engine"].get<long long>() != kProtocolVersion)
+    return fail(fmt::format("hello: the engine speaks protocol version {}; this tapecheck speaks version {}",
+                            hello["tapecheck_engine"].dump(), kProtocolVersion));
+  if (!hello.contains("profile")) return fail("hello: needs \"profile\", what the engine declares (docs/engine-protocol.md §2)");
+  auto profile = profileFromJson(hello["profile"]);
+  if (!profile) return fail("hello: profile: " + profile.error().message);
+  Hello out{std::move(*profile), std::nullopt};
+  if (hello.contains("policy")) {
+    const auto& policy = hello["policy"];
+    out.policy = policy.is_string() ? props::parsePolicy(policy.get<std::string>()) : std::nullopt;
+    if (!out.policy || *out.policy == props::Policy::bitsAnyZeroSign)
+      return fail("hello: policy: must be \"bits\" or \"values\", got " + policy.dump());
+  }
+  return out;
+}
+
+EngineProcess::EngineProcess(std::string command, ProcessSettings settings)
+    : command_(std::move(command)), settings_(settings) {}
+
+EngineProcess::~EngineProcess() {
+  if (child_) child_->stop();
+}
+
+std::string EngineProcess::where(std::size_t line) const {
+  return fmt::format("engine {}, output line {}: ", quote(command_, 80), line);
+}
+
+void EngineProcess::protocolError(std::size_t line, const std::string& why) const {
+  throw ProtocolError(where(line) + why);
+}
+
+const Hello& EngineProcess::hello() {
+  if (!hello_) start();
+  return *hello_;
+}
+
+void EngineProcess::start() {
+  auto child = ChildProcess::start(command_);
+  if (!child) throw ProtocolError(fmt::format("cannot start engine {}: {}", quote(command_, 80), child.error().message));
+  child_.emplace(std::move(*child));
+  ++starts_, linesRead_ = 0;
+  LineOutcome first = child_->readLine(settings_.timeout, settings_.maxLine);
+  std::string engine = fmt::format("engine {}", quote(command_, 80));
+  if (first.kind == LineOutcome::Kind::timeout)
+    throw ProtocolError(fmt::format("{} gave no hello in {}", engine, secondsText(settings_.timeout)));
+  if (first.kind == LineOutcome::Kind::exited)
+    throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix(*child_)));
+  if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");
+  linesRead_ = 1;
+  auto document = parseJsonDocument(first.line);
+  if (!document) protocolError(1, fmt::format("not a hello ({}): {}", document.error().message, quote(first.line, 80)));
+  auto hello = helloFromJson(*document);
+  if (!hello) protocolError(1, hello.error().message);
+  if (!hello_) hello_ = std::move(*hello);
+}
+
+std::string EngineProcess::faultMessage(const LineOutcome& outcome) {
+  if (outcome.kind == LineOutcome::Kind::timeout) return "no answer in " + secondsText(settings_.timeout);
+  std::string how = child_->exitDescription();
+  return (how.starts_with("signal") ? "engine crashed: " : "engine exited: ") + how + stderrSuffix(*child_);
+}
+
+std::vector<std::variant<Answer, Fault>> EngineProcess::exchange(const std::vector<std::string>& bodies) {
+  std::vector<std::variant<Answer, Fault>> answers;
+  answers.reserve(bodies.size());
+  while (answers.size() < bodies.size()) {
+    if (!child_) start();
+    const std::size_t first = answers.size(), firstId = nextId_;
+    std::string lines;
+    for (std::size_t k = first; k < bodies.size(); ++k) {
+      assert(bodies[k].size() > 2 && bodies[k].front() == '{');
+      lines += fmt::format("{{\"id\":{},", nextId_++);
+      lines.append(bodies[k], 1);
+      lines += '\n';
+    }
+    child_->send(lines);
+    for (std::size_t k = first; k < bodies.size(); ++k) {
+      LineOutcome outcome = child_->readLine(settings_.timeout, settings_.maxLine);
+      if (outcome.kind == LineOutcome::Kind::tooLong)
+        protocolError(linesRead_ + 1, fmt::format("the line is longer than {} bytes", settings_.maxLine));
+      if (outcome.kind != LineOutcome::Kind::line) {
+        answers.push_back(Fault{faultMessage(outcome)});
+        child_.reset();  // killed with its process group; restarted for the requests left
+        break;
+      }
+      answers.push_back(Answer{std::move(outcome.line), ++linesRead_, firstId + (k - first)});
+    }
+  }
+  return answers;
+}
+
+}  // namespace tc::process

@@ -1,0 +1,117 @@
+#pragma once
+#include <algorithm>
+
+#include "adapters/process/process_engine.h"
+#include "adapters/process/protocol.hpp"
+
+namespace tc::process {
+namespace detail {
+
+// An answer's context and pass results; a pass asked again, or not planned, goes to the engine
+// as a request of its own.
+template <class T>
+class ProcessExecution final : public Execution<T> {
+ public:
+  struct PlannedResult {
+    std::string passText;
+    Result<SingleOutputResult<T>> result;
+  };
+
+  ProcessExecution(const ProcessEngine<T>& engine, std::string caseText, Context<T> context,
+                   std::deque<PlannedResult> planned)
+      : engine_(engine), caseText_(std::move(caseText)), context_(std::move(context)), planned_(std::move(planned)) {}
+
+  const Context<T>& context() const override { return context_; }
+  Result<Pack<T>> backwardDense(const Pack<T>& seeds) const override {
+    auto result = take(densePassText(seeds));
+    if (!result) return std::unexpected(result.error());
+    return std::move(result->gradients);
+  }
+  Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
+    return take(singlePassText(output, seed));
+  }
+
+ private:
+  Result<SingleOutputResult<T>> take(const std::string& passText) const {
+    if (!planned_.empty() && planned_.front().passText == passText) {
+      auto result = std::move(planned_.front().result);
+      planned_.pop_front();
+      return result;
+    }
+    planned_.clear();  // off the plan: the rest of it no longer follows
+    return engine_.runPass(caseText_, passText);
+  }
+
+  const ProcessEngine<T>& engine_;
+  std::string caseText_;
+  Context<T> context_;
+  mutable std::deque<PlannedResult> planned_;
+};
+
+}  // namespace detail
+
+template <class T>
+ProcessEngine<T>::ProcessEngine(EngineProcess& process) : process_(process), name_(process.hello().profile.name) {}
+
+template <class T>
+DecodedAnswer<T> ProcessEngine<T>::decode(const std::variant<Answer, Fault>& reply, std::size_t passCount) const {
+  if (const Fault* fault = std::get_if<Fault>(&reply)) throw EngineFault(fault->message);
+  const Answer& answer = std::get<Answer>(reply);
+  auto decoded = decodeAnswer<T>(answer.text, answer.id, passCount);
+  if (!decoded) throw ProtocolError(process_.where(answer.line) + decoded.error().message);
+  if (decoded->unsupported) throw UnsupportedCase(*decoded->unsupported);
+  return std::move(*decoded);
+}
+
+template <class T>
+Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::execution(std::string caseText,
+                                                                       std::vector<std::string> passTexts,
+                                                                       const std::variant<Answer, Fault>& reply) const {
+  auto decoded = decode(reply, passTexts.size());
+  if (decoded.error) return fail(*decoded.error);
+  std::deque<typename detail::ProcessExecution<T>::PlannedResult> planned;
+  for (std::size_t k = 0; k < passTexts.size(); ++k)
+    planned.push_back({std::move(passTexts[k]), std::move(decoded.passes[k])});
+  return std::make_unique<const detail::ProcessExecution<T>>(*this, std::move(caseText), std::move(decoded.context),
+                                                              std::move(planned));
+}
+
+template <class T>
+Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::compile(const Graph<T>& graph, const Pack<T>& inputs,
+                                                                      const Data<T>& data) const {
+  std::string text = caseText(graph, inputs, data);
+  auto match = std::find_if(prepared_.begin(), prepared_.end(), [&](const Prepared& p) { return p.caseText == text; });
+  if (match == prepared_.end()) {
+    auto replies = process_.exchange({requestBody(Carrier<T>::name, text, {})});
+    return execution(std::move(text), {}, replies.front());
+  }
+  Prepared prepared = std::move(*match);
+  prepared_.erase(prepared_.begin(), match + 1);  // the plan moves on past it
+  return execution(std::move(text), std::move(prepared.passTexts), prepared.answer);
+}
+
+template <class T>
+Result<SingleOutputResult<T>> ProcessEngine<T>::runPass(const std::string& caseText, const std::string& passText) const {
+  auto replies = process_.exchange({requestBody(Carrier<T>::name, caseText, {passText})});
+  auto decoded = decode(replies.front(), 1);
+  if (decoded.error) return fail("the engine's forward pass failed when it ran again: " + *decoded.error);
+  return std::move(decoded.passes.front());
+}
+
+template <class T>
+void ProcessEngine<T>::plan(std::vector<PlannedCompile<T>> compiles) const {
+  prepared_.clear();
+  if (compiles.empty()) return;
+  std::vector<std::string> bodies;
+  for (const PlannedCompile<T>& compile : compiles) {
+    Prepared prepared{caseText(compile.graph, compile.inputs, compile.data), {}, Fault{}};
+    for (const PlannedPass<T>& pass : compile.passes)
+      prepared.passTexts.push_back(pass.single ? singlePassText(pass.output, pass.seed) : densePassText(pass.seeds));
+    bodies.push_back(requestBody(Carrier<T>::name, prepared.caseText, prepared.passTexts));
+    prepared_.push_back(std::move(prepared));
+  }
+  auto replies = process_.exchange(bodies);
+  for (std::size_t k = 0; k < replies.size(); ++k) prepared_[k].answer = std::move(replies[k]);
+}
+
+}  // namespace tc::process

@@ -1,0 +1,116 @@
+#include "adapters/process/serve.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "adapters/process/engine_process.h"
+#include "adapters/process/protocol.hpp"
+#include "core/carriers/dispatch.h"
+#include "core/io/document_format.h"
+#include "properties/profile_json.h"
+
+namespace tc::process {
+namespace {
+
+// The passes of a request run on one execution, in order.
+template <class T>
+Result<std::vector<Result<SingleOutputResult<T>>>> runPasses(const Execution<T>& execution,
+                                                             const nlohmann::json& passes, const Graph<T>& graph) {
+  std::vector<Result<SingleOutputResult<T>>> results;
+  for (std::size_t k = 0; k < passes.size(); ++k) {
+    auto pass = decodePass<T>(passes[k], graph, fmt::format("passes[{}]", k));
+    if (!pass) return std::unexpected(pass.error());
+    if (pass->single) {
+      results.push_back(execution.backwardSingle(pass->output, pass->seed));
+      continue;
+    }
+    auto dense = execution.backwardDense(pass->seeds);
+    if (dense) results.push_back(SingleOutputResult<T>{std::move(*dense), std::nullopt});
+    else results.push_back(std::unexpected(dense.error()));
+  }
+  return results;
+}
+
+// The answer line to one request on carrier T, or why the request is malformed.
+template <class T>
+Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohmann::json& request) {
+  auto c = caseFromJson<T>(request["case"]);
+  if (!c) return fail("case: " + c.error().message);
+  if (!c->inputs) return fail("case: no input values");
+  const nlohmann::json empty = nlohmann::json::array();
+  const nlohmann::json& passes = request.contains("passes") ? request["passes"] : empty;
+  if (!passes.is_array()) return fail("\"passes\" must be a list");
+  auto execution = engine.compile(c->graph, *c->inputs, c->data);
+  if (!execution) return nlohmann::json{{"id", id}, {"error", {{"message", execution.error().message}}}}.dump();
+  auto results = runPasses(**execution, passes, c->graph);
+  if (!results) return std::unexpected(results.error());
+  return encodeAnswer(id, (*execution)->context(), *results);
+}
+
+Result<std::string> answerLine(const std::string& engineName, const std::string& line) {
+  auto request = parseJsonDocument(line);
+  if (!request) return std::unexpected(request.error());
+  if (!request->is_object() || !(*request)["id"].is_number_unsigned() || !(*request)["carrier"].is_string() ||
+      !request->contains("case"))
+    return fail("a request needs \"id\", \"carrier\" and \"case\"");
+  const std::string carrier = (*request)["carrier"].get<std::string>();
+  if (std::find(kCarrierNames.begin(), kCarrierNames.end(), carrier) == kCarrierNames.end())
+    return fail("no carrier named " + carrier);
+  const std::size_t id = (*request)["id"].get<std::size_t>();
+  Result<std::string> out;
+  withCarrier(carrier, [&]<class T>() {
+    out = answer<T>(builtinEngine<T>(engineName), id, *request);
+    return 0;
+  });
+  return out;
+}
+
+// The next line of `fd` (without '\n'; a last line without one counts), reading in large blocks.
+bool readLine(int fd, std::string& buffer, std::string& line) {
+  for (;;) {
+    if (auto end = buffer.find('\n'); end != std::string::npos) {
+      line.assign(buffer, 0, end);
+      buffer.erase(0, end + 1);
+      return true;
+    }
+    char block[65536];
+    ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (buffer.empty()) return false;
+      line = std::move(buffer);
+      buffer.clear();
+      return true;
+    }
+    buffer.append(block, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+int serve(const std::string& engineName, int in, std::FILE* out) {
+  EngineProfile profile;
+  profile.name = engineName;
+  std::string hello = nlohmann::json{{"tapecheck_engine", kProtocolVersion}, {"profile", profileToJson(profile)},
+                                     {"policy", "bits"}}.dump() + "\n";
+  std::fputs(hello.c_str(), out);
+  std::fflush(out);
+  std::string buffer, line;
+  std::size_t number = 0;
+  while (readLine(in, buffer, line)) {
+    ++number;
+    auto answer = answerLine(engineName, line);
+    if (!answer) {
+      fmt::print(stderr, "tapecheck serve: request line {}: {}\n", number, answer.error().message);
+      return 2;
+    }
+    *answer += '\n';
+    std::fwrite(answer->data(), 1, answer->size(), out);
+    std::fflush(out);
+  }
+  return 0;
+}
+
+}  // namespace tc::process

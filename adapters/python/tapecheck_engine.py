@@ -1,0 +1,497 @@
+"""Speak tapecheck's engine protocol (docs/engine-protocol.md, version 1) for a Python engine.
+
+tapecheck starts an engine as a child process, writes one JSON request per line to its standard
+input and reads one JSON answer per line from its standard output. This module does all of that:
+the hello, reading requests, decoding the case document and its values exactly per carrier, the
+walk over the graph in position order, encoding the answer, and turning the engine's failures into
+the protocol's answers. Standard library only.
+
+An engine author subclasses `Engine` (or writes any object with the same attributes) and calls
+`serve(engine)`. The whole author-facing API:
+
+    Engine.profile                     dict: what the engine declares (docs/semantics.md §3.6)
+    Engine.policy                      "bits", "values" or None (tapecheck's default, "bits")
+    Engine.carrier                     set by the library to the current request's carrier
+    Engine.leaf(carrier, shape, values)            -> a tensor gradients can be asked for
+    Engine.apply(op, args, attrs, shape, data)     -> the tensor of one node
+    Engine.values(tensor)                          -> its values, flat, row-major
+    Engine.backward(tensors, seeds)                -> one flat list (or None: zeros) per position
+    raise DomainError(message)         the forward (or a pass) fails on these values
+    raise Unsupported(op)              the engine cannot run this case after all
+    serve(engine)                      run the protocol on stdin/stdout until end of input
+
+Values reach the engine decoded per carrier: `rational`/`rational-noeq` as fractions.Fraction,
+`modp` as an int residue modulo 2^61-1, `double` as float, `float` as a float holding the float32
+nearest the exact decimal. `attrs` holds decoded values (`c`, `lo`, `hi`, `const`'s `values`) and
+plain counts, shapes and names; `data` maps a key to a `DataTensor(shape, values)` (read by `mask`)
+or to a list of row indices (read by `gather0`). `tensors` is the list of every position's tensor
+(inputs, then nodes); `seeds` maps a position to its flat seed values: every position for a dense
+pass, only the output for a single-output pass. `backward` may return `(gradients, programs_run)`
+for a single-output pass if the engine counts the node programs it ran. Every position must be its
+own tensor, also a node that changes nothing (reshape to the same shape) and the leaves that
+`const` and `detach` make: each receives its own seed and cotangent. A case using an op that the
+profile does not list for its carrier is answered `unsupported` without calling the engine.
+
+Example (a hypothetical `mygrad` library):
+
+    import sys; sys.path.insert(0, "adapters/python")
+    import mygrad
+    from tapecheck_engine import Engine, Unsupported, serve
+
+    class MyGrad(Engine):
+        profile = {"name": "mygrad", "carriers": ["double"], "ops": ["add", "mul", "relu", "sum"],
+                   "single_output": "ancestors"}
+        policy = "values"
+
+        def leaf(self, carrier, shape, values):
+            return mygrad.tensor(values, shape=shape, requires_grad=True)
+
+        def apply(self, op, args, attrs, shape, data):
+            if op == "add": return args[0] + args[1]
+            if op == "mul": return args[0] * args[1]
+            if op == "relu": return args[0].relu()
+            if op == "sum": return args[0].sum()
+            raise Unsupported(op)
+
+        def values(self, tensor):
+            return tensor.flat()
+
+        def backward(self, tensors, seeds):
+            grads = mygrad.grad([tensors[p] for p in seeds], tensors, list(seeds.values()))
+            return [None if g is None else g.flat() for g in grads]
+
+    if __name__ == "__main__":
+        serve(MyGrad())
+
+A DomainError's message is best the specification's reason (docs/semantics.md §1.10:
+"divisor contains 0", "input contains 0", "input contains values <= 0 or NaN"); the position is
+the node being built. Any other exception is an engine bug: it propagates, the process exits with
+a traceback on standard error, and tapecheck reports the case as a crash and restarts the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import sys
+from fractions import Fraction
+from typing import Any, Callable, NamedTuple
+
+__all__ = [
+    "PROTOCOL_VERSION", "MODP", "Engine", "DomainError", "Unsupported", "DataTensor",
+    "serve", "answer", "hello", "decode_value", "encode_value", "shape_size",
+]
+
+PROTOCOL_VERSION = 1
+MODP = (1 << 61) - 1
+"""The modulus of the `modp` carrier."""
+
+
+class DomainError(Exception):
+    """The forward pass fails on these values (a division by zero on an exact carrier, log of a
+    non-positive value): raised by `apply` it answers an error at that node; raised by `backward`
+    it fails that pass only."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class Unsupported(Exception):
+    """The engine cannot run this case after all: `op` names the op (or attribute) it cannot
+    express. The case is counted unsupported, neither a pass nor a failure."""
+
+    def __init__(self, op: str):
+        super().__init__(op)
+        self.op = op
+
+
+class DataTensor(NamedTuple):
+    """A non-differentiable data tensor (read by `mask`): its shape and flat decoded values."""
+    shape: list
+    values: list
+
+
+class Engine:
+    """The base of an engine: override `leaf`, `apply`, `values` and `backward`."""
+
+    profile: dict = {}
+    policy: str | None = None
+    carrier: str | None = None
+
+    def leaf(self, carrier: str, shape: list, values: list) -> Any:
+        """An input: a tensor of `shape` (row-major `values`) whose gradient can be asked for."""
+        raise NotImplementedError
+
+    def apply(self, op: str, args: list, attrs: dict, shape: list, data: dict) -> Any:
+        """Node `op` (docs/semantics.md §2.1) on the argument tensors; `shape` is the node's."""
+        raise Unsupported(op)
+
+    def values(self, tensor: Any) -> list:
+        """A tensor's values, flat and row-major, as carrier values."""
+        raise NotImplementedError
+
+    def backward(self, tensors: list, seeds: dict) -> list:
+        """Every position's gradient (the total cotangent reaching it, its own seed included)
+        from `seeds` (position -> flat values): one flat list per position, or None for zeros."""
+        raise NotImplementedError
+
+
+# ---------------------------------------------------------------------------------------------
+# Values: the file format's grammar (docs/semantics.md §4.2), decoded exactly per carrier.
+
+def _hex_fraction(text: str) -> Fraction:
+    """A hexadecimal float ("-0x1.8p+1") as its exact value (float.fromhex would round)."""
+    negative = text[0] == "-"
+    body = text.lstrip("+-")[2:].lower()
+    mantissa, _, exponent = body.partition("p")
+    whole, _, fraction = mantissa.partition(".")
+    digits = int(whole + fraction, 16)
+    shift = int(exponent) - 4 * len(fraction)
+    value = Fraction(digits << shift) if shift >= 0 else Fraction(digits, 1 << -shift)
+    return -value if negative else value
+
+
+def _exact(text: str) -> Fraction:
+    """The exact value of a finite literal: an integer, p/q, an exact decimal or a hex float."""
+    if "x" in text or "X" in text:
+        return _hex_fraction(text)
+    return Fraction(text)  # integers, p/q, decimals with exponents; ValueError for specials
+
+
+def _rational(text: str) -> Fraction:
+    try:
+        return Fraction(int(text))  # the common case, without Fraction's regex
+    except ValueError:
+        return _exact(text)
+
+
+def _modp(text: str) -> int:
+    try:
+        return int(text) % MODP
+    except ValueError:
+        q = _exact(text)
+        if q.denominator % MODP == 0:
+            raise ValueError(f"{text!r}: denominator is divisible by 2^61-1") from None
+        return q.numerator * pow(q.denominator, -1, MODP) % MODP
+
+
+def _signed_zero(value: float, text: str) -> float:
+    """Exact values have no sign of zero: "-0", "-0/3", "-0x0p+0" are negative zero."""
+    return -0.0 if value == 0 and text.lstrip()[:1] == "-" else value
+
+
+def _double_of_fraction(q: Fraction) -> float:
+    try:
+        return float(q)  # int / int division in CPython is correctly rounded
+    except OverflowError:
+        return math.copysign(math.inf, q)
+
+
+def _double(text: str) -> float:
+    try:
+        return float(text)  # correctly rounded for decimals; nan, inf, -0 in any case
+    except ValueError:
+        pass
+    if "x" in text or "X" in text:
+        return float.fromhex(text)  # correctly rounded, sign of zero kept
+    return _signed_zero(_double_of_fraction(_exact(text)), text)
+
+
+_F32 = struct.Struct("<f")
+_F32_MAX_EXPONENT = 128  # 2^128 overflows float32
+_F32_MIN_NORMAL_EXPONENT = -126
+_F32_MANTISSA_BITS = 24
+
+
+def _float32_of_double(d: float) -> float:
+    """Round a double to the nearest float32 (ties to even), overflowing to inf."""
+    try:
+        return _F32.unpack(_F32.pack(d))[0]
+    except OverflowError:
+        return math.copysign(math.inf, d)
+
+
+def _float32_of_fraction(q: Fraction) -> float:
+    """Round an exact value to the nearest float32, ties to even, subnormals and overflow included.
+    (Zero comes back as +0.0; the caller restores a negative zero's sign.)"""
+    if q == 0:
+        return 0.0
+    magnitude = abs(q)
+    n, d = magnitude.numerator, magnitude.denominator
+    e = n.bit_length() - d.bit_length()  # 2^(e-1) < magnitude < 2^(e+1)
+    if (n << max(-e, 0)) < (d << max(e, 0)):
+        e -= 1  # now 2^e <= magnitude < 2^(e+1)
+    quantum = max(e, _F32_MIN_NORMAL_EXPONENT) - (_F32_MANTISSA_BITS - 1)
+    num, den = (n << -quantum, d) if quantum < 0 else (n, d << quantum)
+    units, rest = divmod(num, den)
+    if 2 * rest > den or (2 * rest == den and units & 1):
+        units += 1
+    if units.bit_length() + quantum > _F32_MAX_EXPONENT:
+        result = math.inf
+    else:
+        result = math.ldexp(units, quantum)
+    return result if q > 0 else -result
+
+
+def _is_float32_midpoint(d: float) -> bool:
+    """Whether a finite double lies exactly halfway between two neighbouring float32 values
+    (or at the overflow threshold 2^128 - 2^103)."""
+    _, exponent = math.frexp(d)
+    half_quantum = max(exponent - 1, _F32_MIN_NORMAL_EXPONENT) - _F32_MANTISSA_BITS
+    scaled = math.ldexp(abs(d), -half_quantum)
+    return scaled == int(scaled) and int(scaled) & 1 == 1
+
+
+def _float(text: str) -> float:
+    """The float32 nearest the exact value of `text`, as a Python float.
+
+    Rounding to double first and then to float32 is wrong only when the double lands exactly on a
+    float32 midpoint (a tie the exact value does not have): rounding is monotone and midpoints are
+    doubles, so otherwise the double and the exact value lie strictly between the same two
+    midpoints. Only then is the exact value rounded from its Fraction."""
+    d = _double(text)
+    f = _float32_of_double(d)
+    if f == d or d != d or math.isinf(d) or not _is_float32_midpoint(d):
+        return f
+    return _signed_zero(_float32_of_fraction(_exact(text)), text)
+
+
+_DECODERS: dict[str, Callable[[str], Any]] = {
+    "rational": _rational, "rational-noeq": _rational, "modp": _modp, "double": _double, "float": _float,
+}
+
+
+def decode_value(carrier: str, text: str) -> Any:
+    """One value string of the file format as the carrier's Python value."""
+    return _DECODERS[carrier](text)
+
+
+def _encode_exact(value: Any) -> str:
+    return str(value)  # Fraction: lowest terms, sign on the numerator, "p" when q = 1
+
+
+def _encode_modp(value: int) -> str:
+    return str(value % MODP)
+
+
+def _encode_ieee(value: Any) -> str:
+    return float.hex(float(value))  # exact: nan, inf, -inf, -0x0.0p+0 included
+
+
+_ENCODERS: dict[str, Callable[[Any], str]] = {
+    "rational": _encode_exact, "rational-noeq": _encode_exact, "modp": _encode_modp,
+    "double": _encode_ieee, "float": _encode_ieee,
+}
+_ZERO_TEXT = {"rational": "0", "rational-noeq": "0", "modp": "0", "double": "0x0.0p+0", "float": "0x0.0p+0"}
+
+
+def encode_value(carrier: str, value: Any) -> str:
+    """A carrier value as a string of the value grammar, without loss."""
+    return _ENCODERS[carrier](value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes: a node's declared shape, or (when a document omits it) the op's shape rule.
+
+def shape_size(shape: list) -> int:
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
+
+
+_REDUCE_TO_SCALAR = {"sum", "mean", "dot", "mse_loss"}
+
+
+def _inferred_shape(op: str, args: list, attrs: dict, data: dict) -> list:
+    """The output shape of a node from its arguments' shapes (docs/semantics.md §2.1)."""
+    if op in _REDUCE_TO_SCALAR:
+        return []
+    if op in ("reshape", "broadcast", "const"):
+        return list(attrs["shape"])
+    if op == "sum_axis":
+        return args[0][:attrs["axis"]] + args[0][attrs["axis"] + 1:]
+    if op == "matmul":
+        return [args[0][0]] + args[1][1:]
+    if op == "transpose":
+        return [args[0][1], args[0][0]]
+    if op == "linear":
+        return [args[0][0]]
+    if op == "concat0":
+        return [args[0][0] + args[1][0]] + args[0][1:]
+    if op == "slice0":
+        return [attrs["len"]] + args[0][1:]
+    if op == "gather0":
+        return [len(data[attrs["key"]])] + args[0][1:]
+    if op == "opaque":
+        raise Unsupported("opaque")  # its shape rule lives in tapecheck's registry
+    return list(args[0])  # elementwise ops keep their first argument's shape
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests and answers.
+
+_VALUE_ATTRS = ("c", "lo", "hi")
+
+
+def _decode_attrs(attrs: dict, decode: Callable[[str], Any]) -> dict:
+    if not attrs:
+        return {}
+    out = dict(attrs)
+    for key in _VALUE_ATTRS:
+        if key in out:
+            out[key] = decode(out[key])
+    if "values" in out:
+        out["values"] = [decode(v) for v in out["values"]]
+    return out
+
+
+def _decode_data(data: dict, decode: Callable[[str], Any]) -> dict:
+    out = {}
+    for key, entry in data.items():
+        if "indices" in entry:
+            out[key] = list(entry["indices"])
+        else:
+            out[key] = DataTensor(list(entry["shape"]), [decode(v) for v in entry["values"]])
+    return out
+
+
+def _supported_ops(profile: dict, carrier: str) -> set | None:
+    ops = profile.get("ops")
+    if ops is None:
+        return None
+    if isinstance(ops, dict):
+        return set(ops.get(carrier, ()))
+    return set(ops)
+
+
+class _Case:
+    """The decoded parts of one request's case document."""
+
+    def __init__(self, document: dict, decode: Callable[[str], Any]):
+        self.input_shapes = [list(i["shape"]) for i in document["inputs"]]
+        self.input_values = [[decode(v) for v in values] for values in document.get("values", ())]
+        self.nodes = document.get("nodes", ())
+        self.data = _decode_data(document.get("data", {}), decode)
+        self.decode = decode
+
+
+class _Failed(Exception):
+    """Ends a request early with a ready answer body (an error or unsupported)."""
+
+    def __init__(self, body: dict):
+        super().__init__(body)
+        self.body = body
+
+
+def _forward(engine: Any, carrier: str, case: _Case) -> tuple[list, list]:
+    """Every position's tensor and shape, inputs first, nodes in creation order."""
+    tensors, shapes = [], []
+    try:
+        for shape, values in zip(case.input_shapes, case.input_values):
+            tensors.append(engine.leaf(carrier, shape, values))
+            shapes.append(shape)
+        for node in case.nodes:
+            op, args = node["op"], node.get("args", ())
+            attrs = _decode_attrs(node.get("attrs"), case.decode)
+            shape = node.get("shape")
+            if shape is None:
+                shape = _inferred_shape(op, [shapes[a] for a in args], attrs, case.data)
+            tensors.append(engine.apply(op, [tensors[a] for a in args], attrs, shape, case.data))
+            shapes.append(shape)
+    except DomainError as failure:  # at the position being built: len(tensors)
+        raise _Failed({"error": {"position": len(tensors), "message": failure.message}}) from None
+    return tensors, shapes
+
+
+def _tensor_json(shape: list, texts: list) -> dict:
+    # A wrong count would break the protocol for the whole run; a rank-1 shape of the count the
+    # engine gave turns it into a difference at that position, which tapecheck shrinks.
+    if len(texts) != shape_size(shape):
+        shape = [len(texts)]
+    return {"shape": shape, "values": texts}
+
+
+def _run_pass(engine: Any, spec: dict, tensors: list, shapes: list, carrier: str) -> dict:
+    decode, encode = _DECODERS[carrier], _ENCODERS[carrier]
+    if "dense" in spec:
+        seeds = {p: [decode(v) for v in values] for p, values in enumerate(spec["dense"])}
+    else:
+        single = spec["single"]
+        seeds = {single["output"]: [decode(v) for v in single["seed"]]}
+    try:
+        result = engine.backward(tensors, seeds)
+    except DomainError as failure:
+        return {"error": {"message": failure.message}}
+    programs_run = None
+    if isinstance(result, tuple):
+        result, programs_run = result
+    gradients = []
+    for shape, values in zip(shapes, result):
+        if values is None:
+            texts = [_ZERO_TEXT[carrier]] * shape_size(shape)
+        else:
+            texts = [encode(v) for v in values]
+        gradients.append(_tensor_json(shape, texts))
+    out = {"gradients": gradients}
+    if programs_run is not None:
+        out["programs_run"] = programs_run
+    return out
+
+
+def answer(engine: Any, request: dict) -> dict:
+    """The answer to one request (a parsed JSON object), as a dict ready for json.dumps."""
+    carrier = request["carrier"]
+    decode, encode = _DECODERS[carrier], _ENCODERS[carrier]
+    document = request["case"]
+    supported = _supported_ops(getattr(engine, "profile", {}) or {}, carrier)
+    if supported is not None:
+        for node in document.get("nodes", ()):
+            if node["op"] not in supported:
+                return {"id": request["id"], "unsupported": node["op"]}
+    engine.carrier = carrier
+    try:
+        case = _Case(document, decode)
+        tensors, shapes = _forward(engine, carrier, case)
+        context = [_tensor_json(shape, [encode(v) for v in engine.values(t)])
+                   for shape, t in zip(shapes, tensors)]
+        passes = [_run_pass(engine, spec, tensors, shapes, carrier) for spec in request.get("passes", ())]
+    except _Failed as failed:
+        return {"id": request["id"], **failed.body}
+    except Unsupported as unsupported:
+        return {"id": request["id"], "unsupported": unsupported.op}
+    return {"id": request["id"], "context": context, "passes": passes}
+
+
+def hello(engine: Any) -> dict:
+    """The engine's first line: protocol version, profile and (if it names one) its policy."""
+    out = {"tapecheck_engine": PROTOCOL_VERSION, "profile": getattr(engine, "profile", {}) or {}}
+    policy = getattr(engine, "policy", None)
+    if policy is not None:
+        out["policy"] = policy
+    return out
+
+
+def _dumps(document: dict) -> str:
+    return json.dumps(document, separators=(",", ":"))
+
+
+def serve(engine: Any, stdin=None, stdout=None) -> None:
+    """Say hello, then answer each request line with one line, in order, until end of input.
+
+    With the default streams, `print` inside the engine goes to standard error: standard output
+    belongs to the protocol, and a stray line there would break it."""
+    if stdin is None:
+        stdin = sys.stdin.buffer
+    if stdout is None:
+        stdout = sys.stdout
+        sys.stdout = sys.stderr
+    stdout.write(_dumps(hello(engine)) + "\n")
+    stdout.flush()
+    for line in stdin:
+        if not line.strip():
+            continue
+        stdout.write(_dumps(answer(engine, json.loads(line))) + "\n")
+        stdout.flush()

@@ -1,0 +1,195 @@
+// `--engine-cmd`: an engine in another process, through the engine protocol
+// (docs/engine-protocol.md). tapecheck's own engine behind `tapecheck serve` passes; an engine
+// that crashes, exits or hangs on a case fails that case (shrunk, the engine restarted); one that
+// breaks the protocol is an input error naming the line; one that never says hello too.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_tapecheck.h"
+
+namespace {
+
+using tc::testing::CommandRun;
+using tc::testing::runTapecheck;
+using tc::testing::source;
+
+// The misbehaving test engine in MODE (tests/cli/engines/misbehaving_engine.py), quoted for --engine-cmd.
+std::string misbehaving(const std::string& mode, const std::string& argument = "") {
+  return "--engine-cmd '/usr/bin/python3 " + source("tests/cli/engines/misbehaving_engine.py") + " " + TAPECHECK_BINARY +
+         " " + mode + (argument.empty() ? "" : " " + argument) + "'";
+}
+
+std::string saveDir(const std::string& name) { return ::testing::TempDir() + "engine_cmd_" + name; }
+
+nlohmann::json savedCase(const std::string& out) {
+  auto at = out.find("saved: ");
+  if (at == std::string::npos) return nullptr;
+  std::ifstream file(out.substr(at + 7, out.find('\n', at) - at - 7));
+  return nlohmann::json::parse(file, nullptr, false);
+}
+
+TEST(EngineCmd, TapechecksOwnEngineBehindTheProtocolPassesEveryEngineProperty) {
+  CommandRun run = runTapecheck(std::string("run --cases 40 --seed 5 --engine-cmd '") + TAPECHECK_BINARY + " serve'");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  for (const char* name : {"compileChecked_context", "compileChecked_backwardDenseFrom", "backwardDenseAllFrom_eq_dense",
+                           "determinism", "adjoint_identity"})
+    EXPECT_NE(run.out.find(name), std::string::npos) << name;
+  // tapecheck's own runtime layers are not the engine's: not run.
+  EXPECT_EQ(run.out.find("ofGraph_toTape"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("seed 5: all passed"), std::string::npos) << run.out;
+}
+
+TEST(EngineCmd, ACrashFailsTheCaseIsShrunkAndTheEngineRestarts) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                misbehaving("crash-on", "mul") + " --save-failures " + saveDir("crash"));
+  ASSERT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("engine crashed: signal 11 (Segmentation fault)"), std::string::npos) << run.out;
+  nlohmann::json shrunk = savedCase(run.out);
+  ASSERT_TRUE(shrunk.is_object()) << run.out;
+  EXPECT_EQ(shrunk["nodes"].size(), 1u) << shrunk.dump();
+  EXPECT_EQ(shrunk["nodes"][0]["op"], "mul");
+  EXPECT_NE(run.out.find("replay: tapecheck replay"), std::string::npos);
+  EXPECT_NE(run.out.find("--engine-cmd"), std::string::npos) << "the replay line names the engine command";
+
+  // In a survey the run goes on: the engine is restarted and the other cases are compared.
+  CommandRun survey = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 --survey " +
+                                   misbehaving("crash-on", "mul") + " --save-failures " + saveDir("crash_survey"));
+  ASSERT_EQ(survey.status, 1) << survey.out << survey.err;
+  EXPECT_NE(survey.out.find("compileChecked_context                     rational           60"), std::string::npos)
+      << survey.out;
+  EXPECT_NE(survey.out.find("error"), std::string::npos) << survey.out;
+}
+
+TEST(EngineCmd, AnExitFailsTheCaseWithItsStatusAndLastErrorLine) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                misbehaving("exit-on", "mul") + " --save-failures " + saveDir("exit"));
+  ASSERT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("engine exited: status 3 (last line on stderr: 'boom: cannot handle mul')"), std::string::npos)
+      << run.out;
+}
+
+TEST(EngineCmd, AHangFailsTheCaseAfterTheTimeout) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 20 --max-size 20 --seed 1 "
+                                "--engine-timeout 0.3 " + misbehaving("hang-on", "mul") + " --save-failures " + saveDir("hang"));
+  ASSERT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("no answer in 0.3 s"), std::string::npos) << run.out;
+  nlohmann::json shrunk = savedCase(run.out);
+  ASSERT_TRUE(shrunk.is_object()) << run.out;
+  EXPECT_EQ(shrunk["nodes"].size(), 1u) << shrunk.dump();
+}
+
+TEST(EngineCmd, GarbageOutputIsAnInputErrorNamingTheLine) {
+  CommandRun run = runTapecheck("run --carrier rational --cases 60 --seed 1 " + misbehaving("garbage-on", "mul"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("output line "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("'this is not json'"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
+}
+
+TEST(EngineCmd, AMissingFieldIsAnInputError) {
+  CommandRun run = runTapecheck("run --carrier rational --cases 60 --seed 1 " + misbehaving("no-context-on", "mul"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("missing \"context\""), std::string::npos) << run.err;
+}
+
+TEST(EngineCmd, AWrongIdIsAnInputError) {
+  CommandRun run = runTapecheck("run --carrier rational --cases 60 --seed 1 " + misbehaving("wrong-id-on", "mul"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("(answers come in request order)"), std::string::npos) << run.err;
+}
+
+TEST(EngineCmd, GradientsOfTheWrongShapeAreADifferenceNotAnInputError) {
+  CommandRun run = runTapecheck("run --property compileChecked_backwardDenseFrom --carrier rational --cases 60 --seed 1 " +
+                                misbehaving("wrong-shape-on", "mul") + " --save-failures " + saveDir("shape"));
+  ASSERT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("shape"), std::string::npos) << run.out;
+  nlohmann::json shrunk = savedCase(run.out);
+  ASSERT_TRUE(shrunk.is_object()) << run.out;
+  EXPECT_LE(shrunk["nodes"].size(), 3u) << shrunk.dump();
+}
+
+TEST(EngineCmd, AnUnsupportedAnswerIsCountedNotFailed) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                misbehaving("unsupported-on", "mul"));
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("unsupported"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("mul"), std::string::npos) << run.out;
+}
+
+TEST(EngineCmd, AnEngineThatExitsAtStartIsAnInputError) {
+  CommandRun run = runTapecheck("run --cases 5 " + misbehaving("exit-at-start"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("exited before its hello: status 1 (last line on stderr: 'engine cannot start: no GPU')"),
+            std::string::npos)
+      << run.err;
+}
+
+TEST(EngineCmd, AHelloOfAnotherVersionIsAnInputError) {
+  CommandRun run = runTapecheck("run --cases 5 " + misbehaving("bad-hello"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("the engine speaks protocol version 2; this tapecheck speaks version 1"), std::string::npos)
+      << run.err;
+}
+
+TEST(EngineCmd, EngineAndEngineCmdTogetherIsAUsageError) {
+  EXPECT_EQ(runTapecheck("run --engine tape --engine-cmd 'true'").status, 2);
+  EXPECT_EQ(runTapecheck("run --engine-cmd 'true' --engine-timeout 0").status, 2);
+}
+
+TEST(EngineCmd, ReplayAndCheckReachTheEngineToo) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                misbehaving("crash-on", "mul") + " --save-failures " + saveDir("replay"));
+  ASSERT_EQ(run.status, 1) << run.out << run.err;
+  const std::string saved = run.out.substr(run.out.find("saved: ") + 7, run.out.find('\n', run.out.find("saved: ")) -
+                                                                           run.out.find("saved: ") - 7);
+  CommandRun replay = runTapecheck("replay " + saved + " " + misbehaving("crash-on", "mul"));
+  EXPECT_EQ(replay.status, 1) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("engine crashed: signal 11"), std::string::npos) << replay.out;
+  CommandRun passing = runTapecheck("replay " + saved + " " + misbehaving("crash-on", "div"));
+  EXPECT_EQ(passing.status, 0) << passing.out << passing.err;
+  // Without the command, the file's engine name is not a built-in one.
+  CommandRun unnamed = runTapecheck("replay " + saved);
+  EXPECT_EQ(unnamed.status, 2);
+  EXPECT_NE(unnamed.err.find("--engine-cmd"), std::string::npos) << unnamed.err;
+
+  CommandRun check = runTapecheck("check " + source("examples/graphs/mlp.json") + " --carrier rational --cases 10 " +
+                                  misbehaving("crash-on", "linear"));
+  EXPECT_EQ(check.status, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("engine crashed"), std::string::npos) << check.out;
+}
+
+TEST(EngineCmd, TheEngineNeverOutlivesTapecheck) {
+  const std::string pidFile = ::testing::TempDir() + "engine_cmd_pid_" + std::to_string(getpid());
+  std::remove(pidFile.c_str());
+  // tapecheck is killed outright while it runs the engine; the kernel then kills the engine.
+  std::string command = std::string("(") + TAPECHECK_BINARY + " run --cases 100000 --carrier rational " +
+                        misbehaving("pid-file", pidFile) + " >/dev/null 2>&1 & sleep 1.5; kill -9 $!; wait) 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()) >= 0, true);
+  std::ifstream file(pidFile);
+  pid_t engine = 0;
+  ASSERT_TRUE(file >> engine) << "the engine did not start";
+  // Gone, or a zombie waiting for whoever adopted it to reap it.
+  auto isGone = [&] {
+    std::ifstream stat("/proc/" + std::to_string(engine) + "/stat");
+    std::string pid, name, state;
+    return !(stat >> pid >> name >> state) || state == "Z";
+  };
+  bool gone = false;
+  for (int k = 0; k < 100 && !gone; ++k) {
+    gone = isGone();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "engine process " << engine << " outlived tapecheck";
+}
+
+}  // namespace

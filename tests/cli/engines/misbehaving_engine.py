@@ -1,0 +1,79 @@
+"""An engine that misbehaves on purpose, for the tests of tapecheck's --engine-cmd.
+
+It passes every request through to `tapecheck serve` (a correct engine) except those whose case
+uses the op named on the command line, where it misbehaves as the mode says:
+
+    misbehaving_engine.py TAPECHECK MODE [OP]
+
+crash-on OP       dies by SIGSEGV             exit-on OP        writes to stderr, exits with status 3
+hang-on OP        never answers               garbage-on OP     answers a line that is not JSON
+no-context-on OP  answers without "context"    wrong-shape-on OP gives gradients of the wrong shape
+wrong-id-on OP    answers with another id      unsupported-on OP answers that OP is unsupported
+exit-at-start     exits with status 1 before its hello
+bad-hello         announces protocol version 2
+pid-file PATH     writes its process id to PATH, passes everything through, and never exits by itself
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def main():
+    tapecheck, mode = sys.argv[1], sys.argv[2]
+    argument = sys.argv[3] if len(sys.argv) > 3 else None
+    if mode == "exit-at-start":
+        sys.stderr.write("engine cannot start: no GPU\n")
+        sys.exit(1)
+    if mode == "pid-file":
+        with open(argument, "w") as f:
+            f.write(str(os.getpid()))
+    serve = subprocess.Popen([tapecheck, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    hello = serve.stdout.readline()
+    if mode == "bad-hello":
+        hello = json.dumps({"tapecheck_engine": 2, "profile": {}}) + "\n"
+    sys.stdout.write(hello)
+    sys.stdout.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        ops = {node["op"] for node in request["case"].get("nodes", [])}
+        serve.stdin.write(line)
+        serve.stdin.flush()
+        answer = serve.stdout.readline()
+        if argument in ops:
+            answer = misbehave(mode, argument, request, answer)
+        sys.stdout.write(answer)
+        sys.stdout.flush()
+    if mode == "pid-file":  # only a kill ends it: the test of tapecheck's cleanup
+        time.sleep(3600)
+
+
+def misbehave(mode, op, request, answer):
+    if mode == "crash-on":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "exit-on":
+        sys.stderr.write(f"boom: cannot handle {op}\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    if mode == "hang-on":
+        time.sleep(3600)
+    if mode == "garbage-on":
+        return "this is not json\n"
+    parsed = json.loads(answer)
+    if mode == "no-context-on":
+        parsed.pop("context", None)
+    elif mode == "wrong-shape-on":
+        for result in parsed.get("passes", []):
+            for tensor in result.get("gradients", []):
+                tensor["shape"], tensor["values"] = [len(tensor["values"]) + 1], tensor["values"] + ["0"]
+    elif mode == "wrong-id-on":
+        parsed["id"] += 1000
+    elif mode == "unsupported-on":
+        parsed = {"id": request["id"], "unsupported": op}
+    return json.dumps(parsed) + "\n"
+
+
+if __name__ == "__main__":
+    main()
