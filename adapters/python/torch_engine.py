@@ -33,19 +33,18 @@ OPS = [
     "mse_loss", "softmax_last", "log_softmax_last",
 ]
 
-# PROVISIONAL: the conventions below (kinks, nan, zero_sign, policy) are guesses from a few probes
-# of PyTorch 1.13, to be replaced by what `tapecheck run --survey` measures. What the probes showed:
-# relu'(0) = 0; abs'(0) = ct * sgn(0), a product (NaN for a NaN cotangent, -0 for a negative one);
-# clamp passes ct at its bounds; torch.maximum/minimum split ct/2 at a tie; relu(NaN) = NaN with the
-# cotangent passed, an unordered max/min pair gives ct to both ("propagate"), but abs'(NaN) = 0 as
-# the specification has it; relu(-0) = -0 where the specification has +0.
+# The conventions below are what `tapecheck run --survey` measured on PyTorch 1.13 (README, "PyTorch's
+# conventions and rounding differences"; tests/engines/torch_survey.sh reproduces the table): under
+# the specification's conventions the survey fails at relu (relu(NaN) = NaN, relu(-0) = -0), abs
+# (abs'(0) = ct*0, abs'(NaN) = ct*0 even where NaN otherwise propagates: ct*sgn(x), sgn(NaN) = 0)
+# and max/min (an unordered pair gives ct to both); under these it fails only by rounding.
 PROFILE = {
     "name": "torch",
     "carriers": ["double", "float"],
     "ops": OPS,
     "single_output": "ancestors",  # autograd.grad from the output visits only its ancestors
     "zero_sign": "unspecified",
-    "kinks": {"relu": "zero", "abs": "product", "clamp": "pass", "max": "split", "min": "split"},
+    "kinks": {"relu": "zero", "abs": "sign", "clamp": "pass", "max": "split", "min": "split"},
     "nan": "propagate",
     "kink_conventions_declared": True,
 }

@@ -313,17 +313,19 @@ struct Abs : PointwiseUnary<Abs> {
     if constexpr (Carrier<T>::caps.transcendental) return Carrier<T>::abs(x);  // clears the sign, NaN too
     else return x < zero<T>() ? -x : x;
   }
-  //! The term at x = 0: the carrier's zero (the specification's), or the product ct·0 (which
-  //! keeps a NaN or infinite cotangent's NaN and a negative cotangent's sign).
-  static constexpr std::array<std::string_view, 2> kinkChoices{"zero", "product"};
+  //! The term at x = 0: the carrier's zero (the specification's); the product ct·0 (which keeps a
+  //! NaN or infinite cotangent's NaN and a negative cotangent's sign); or `sign`, ct·sgn(x) with
+  //! sgn(0) = sgn(NaN) = 0 (PyTorch's): the product at 0 and at NaN alike, whatever nanPropagates says.
+  static constexpr std::array<std::string_view, 3> kinkChoices{"zero", "product", "sign"};
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    const bool productAtZero = c.conventions.kinkOf(OpKind::abs) == 1;
+    const std::uint8_t choice = c.conventions.kinkOf(OpKind::abs);
     const bool nanPropagates = c.conventions.nanPropagates;
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
                      if (x > zero<T>()) return g;
                      if (x < zero<T>()) return -g;
-                     if (productAtZero && x == zero<T>()) return g * zero<T>();
+                     if (choice == 2) return g * zero<T>();  // sgn is 0 at 0 and at NaN
+                     if (choice == 1 && x == zero<T>()) return g * zero<T>();
                      if (nanPropagates && isNan(x)) return g * x;
                      return zero<T>();
                    })});

@@ -4,16 +4,17 @@
 set -u
 cd "${1:-$(dirname "$0")/../..}"
 rules=(
-  "core/support: core/carriers core/tensor core/ops core/graph core/io core/spec core/runtime generators properties cli bench"
-  "core/carriers: core/tensor core/ops core/graph core/io core/spec core/runtime generators properties cli bench"
-  "core/tensor: core/carriers core/ops core/graph core/io core/spec core/runtime generators properties cli bench"
-  "core/ops: core/graph core/io core/spec core/runtime generators properties cli bench"
-  "core/graph: core/io core/spec core/runtime generators properties cli bench"
-  "core/io: core/spec core/runtime generators properties cli bench"
-  "core/spec: core/runtime core/io generators properties cli bench"
-  "core/runtime: core/spec core/io generators properties cli bench"
-  "generators: properties cli bench"
-  "properties: cli bench"
+  "core/support: core/carriers core/tensor core/ops core/graph core/io core/spec core/runtime adapters generators properties cli bench"
+  "core/carriers: core/tensor core/ops core/graph core/io core/spec core/runtime adapters generators properties cli bench"
+  "core/tensor: core/carriers core/ops core/graph core/io core/spec core/runtime adapters generators properties cli bench"
+  "core/ops: core/graph core/io core/spec core/runtime adapters generators properties cli bench"
+  "core/graph: core/io core/spec core/runtime adapters generators properties cli bench"
+  "core/io: core/spec core/runtime adapters generators properties cli bench"
+  "core/spec: core/runtime core/io adapters generators properties cli bench"
+  "core/runtime: core/spec core/io adapters generators properties cli bench"
+  "generators: properties adapters cli bench"
+  "properties: adapters cli bench"
+  "adapters: cli bench"
   "bench: cli"
 )
 status=0

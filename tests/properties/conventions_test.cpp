@@ -111,6 +111,16 @@ std::vector<Witness> witnesses() {
       {"abs'(0) as ct·0", "compileChecked_backwardDenseFrom",
        "{" + x0 + R"(, "nodes": [{"op": "abs", "args": [0]}], "seed": ["nan"]})",
        declaring(choosing(OpKind::abs, "product"))},
+      // sgn(0) = sgn(NaN) = 0: NaN·0 at the zero, 3·0 = 0 at the NaN (product with NaN
+      // propagating would give 3·NaN there).
+      {"abs' as ct·sgn(x)", "compileChecked_backwardDenseFrom",
+       R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["0", "nan"]], "nodes": [{"op": "abs", "args": [0]}],
+           "seed": ["nan", "3"]})",
+       declaring([] {
+         Conventions c = choosing(OpKind::abs, "sign");
+         c.nanPropagates = true;
+         return c;
+       }())},
       {"clamp blocks at its bounds", "compileChecked_backwardDenseFrom",
        "{" + x0 + R"(, "nodes": [{"op": "clamp", "args": [0], "attrs": {"lo": "0", "hi": "1"}}], "seed": ["3"]})",
        declaring(choosing(OpKind::clamp, "block"))},

@@ -1,0 +1,133 @@
+"""The real engines tapecheck checks in CI through the engine protocol (docs/engine-protocol.md).
+
+    check_engines.py TAPECHECK torch-exact     PyTorch on the exact domain, double and float: must pass
+    check_engines.py TAPECHECK scalar          the scalar Python engine on rationals: must pass
+    check_engines.py TAPECHECK scalar-bug      the scalar engine with --bug: must fail, shrunk to <= 3 nodes
+    check_engines.py TAPECHECK torch-survey [--update]
+                                               PyTorch in survey mode on the default domain: the README's
+                                               table of its conventions and rounding differences must be
+                                               what this run prints (--update rewrites it)
+
+Run from anywhere; paths are the repository's. Exit status 0 when the check holds.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = "/usr/bin/python3"  # Debian's interpreter, where python3-torch is installed
+TORCH = f"{PYTHON} adapters/python/torch_engine.py"
+SCALAR = f"{PYTHON} examples/python/scalar_engine.py"
+CLASSES = ["signed zero", "within 1 ulp", "within 4 ulp", "within 16 ulp", "within 64 ulp", "within 256 ulp",
+           "within 1024 ulp", "NaN", "other", "error"]
+SURVEY_ARGS = ["--survey", "--cases", "1000", "--seed", "1"]
+BEGIN, END = "<!-- torch-survey:begin -->", "<!-- torch-survey:end -->"
+
+
+def tapecheck(binary, *args, save):
+    """Runs tapecheck from the repository; returns (status, stdout, the --json report)."""
+    report = Path(save) / "report.json"
+    run = subprocess.run([binary, "run", *args, "--save-failures", str(save), "--json", str(report)], cwd=REPO,
+                         capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    sys.stderr.write(run.stderr)
+    return run.returncode, run.stdout, json.loads(report.read_text()) if report.exists() else None
+
+
+def expect(condition, message):
+    if not condition:
+        print(f"check_engines: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+def torch_exact(binary, save):
+    status, _, _ = tapecheck(binary, "--engine-cmd", TORCH, "--domain", "exact", "--cases", "1000", "--seed", "1",
+                             save=save)
+    expect(status == 0, "PyTorch fails on the exact domain")
+
+
+def scalar(binary, save):
+    status, _, _ = tapecheck(binary, "--engine-cmd", SCALAR, "--carrier", "rational", "--cases", "500", "--seed", "1",
+                             save=save)
+    expect(status == 0, "the scalar engine fails on rationals")
+
+
+def scalar_bug(binary, save):
+    status, out, report = tapecheck(binary, "--engine-cmd", SCALAR + " --bug", "--carrier", "rational", "--cases", "500",
+                                    "--seed", "1", save=save)
+    expect(status == 1, f"the scalar engine with --bug does not fail (exit status {status})")
+    saved = re.findall(r"^saved: (.*)$", out, re.M)
+    expect(saved, "no counterexample was saved")
+    for path in saved:
+        nodes = len(json.loads((REPO / path).read_text()).get("nodes", []))
+        expect(nodes <= 3, f"{path}: shrunk to {nodes} nodes, more than 3")
+    print(f"check_engines: --bug fails {len(saved)} properties, every counterexample shrunk to <= 3 nodes")
+
+
+def survey_table(report):
+    """Per op and carrier: the worst class of difference and how many failing cases, over every property."""
+    worst, counts, carriers = {}, {}, []
+    for row in report["results"]:
+        if row["carrier"] not in carriers:
+            carriers.append(row["carrier"])
+        for kind in row["kinds"]:
+            key = (kind["op"], row["carrier"])
+            worst[key] = max(worst.get(key, 0), CLASSES.index(kind["difference"]))
+            counts[key] = counts.get(key, 0) + kind["cases"]
+    total = sum(row["cases"] for row in report["results"])
+    failed = sum(row["failed"] for row in report["results"])
+    lines = [f"`tapecheck run --engine-cmd \"{TORCH}\" {' '.join(SURVEY_ARGS)}`: {failed} of {total} "
+             f"property cases differ; per op (the one each difference is blamed on), the worst class of difference "
+             f"and how many failing cases:", "", "| op | " + " | ".join(carriers) + " |",
+             "|---|" + "---|" * len(carriers)]
+    for op in sorted({op for op, _ in worst}):
+        cells = [f"{CLASSES[worst[(op, c)]]} ({counts[(op, c)]})" if (op, c) in worst else "—" for c in carriers]
+        lines.append(f"| {op} | " + " | ".join(cells) + " |")
+    profile = report["profile"]
+    lines += ["", "Conventions declared (and measured: under the specification's own, the same run fails at relu, "
+              "abs, max and min with NaN and signed-zero differences): " +
+              ", ".join(f"{op} `{choice}`" for op, choice in sorted(profile["kinks"].items())) +
+              f"; NaN `{profile['nan']}`; sign of zero `{profile['zero_sign']}`; single output "
+              f"`{profile['single_output']}`; policy `{report['policy']}`."]
+    return "\n".join(lines) + "\n"
+
+
+def torch_survey(binary, save, update):
+    status, _, report = tapecheck(binary, "--engine-cmd", TORCH, *SURVEY_ARGS, save=save)
+    expect(report is not None, f"the survey wrote no report (exit status {status})")
+    table = survey_table(report)
+    readme = (REPO / "README.md").read_text()
+    expect(BEGIN in readme and END in readme, f"README.md has no {BEGIN} ... {END} block")
+    before, rest = readme.split(BEGIN, 1)
+    current, after = rest.split(END, 1)
+    if update:
+        (REPO / "README.md").write_text(before + BEGIN + "\n" + table + END + after)
+        print("check_engines: README.md's PyTorch survey table rewritten")
+        return
+    expect(current.strip() == table.strip(),
+           "README.md's PyTorch survey table is not what the survey prints; run "
+           "tests/engines/check_engines.py build/tapecheck torch-survey --update\n--- README\n" + current +
+           "\n--- survey\n" + table)
+
+
+def main():
+    binary, check = os.path.abspath(sys.argv[1]), sys.argv[2]
+    with tempfile.TemporaryDirectory() as save:
+        if check == "torch-exact":
+            torch_exact(binary, save)
+        elif check == "scalar":
+            scalar(binary, save)
+        elif check == "scalar-bug":
+            scalar_bug(binary, save)
+        elif check == "torch-survey":
+            torch_survey(binary, save, "--update" in sys.argv[3:])
+        else:
+            expect(False, f"no check named {check}")
+
+
+if __name__ == "__main__":
+    main()
