@@ -59,13 +59,19 @@ struct PlannedPass {
   Tensor<T> seed;
 };
 
-//! A compile an engine will be asked for, and the passes then asked of its execution, in order.
+//! A compile an engine will be asked for, and the passes then asked of its execution, in order;
+//! `called` is where its arguments were when it was recorded (the same objects usually come back).
 template <class T>
 struct PlannedCompile {
   Graph<T> graph;
   Pack<T> inputs;
   Data<T> data;
   std::vector<PlannedPass<T>> passes;
+  struct {
+    const Graph<T>* graph = nullptr;
+    const Pack<T>* inputs = nullptr;
+    const Data<T>* data = nullptr;
+  } called;
 };
 
 //! An autograd engine on carrier T: it compiles a graph with inputs and data into an Execution,

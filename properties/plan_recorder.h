@@ -19,7 +19,7 @@ class PlanRecorder final : public Engine<T> {
 
   Result<std::unique_ptr<const Execution<T>>> compile(const Graph<T>& graph, const Pack<T>& inputs,
                                                       const Data<T>& data) const override {
-    compiles_.push_back({graph, inputs, data, {}});
+    compiles_.push_back({graph, inputs, data, {}, {&graph, &inputs, &data}});
     auto execution = standIn_.compile(graph, inputs, data);
     if (!execution) return std::unexpected(execution.error());
     return std::make_unique<const Recording>(std::move(*execution), compiles_, compiles_.size() - 1);

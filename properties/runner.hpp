@@ -164,6 +164,9 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& su
     for (std::size_t i = first; i < std::min(cases, first + chunk); ++i) {
       docs.push_back(source(i));
       loadedCases.push_back(parseCase<T>(docs.back().dump()));
+      // The conventions checkCase would put on a copy, put on the case once: the plan and the run
+      // then pass the engine the same objects.
+      if (planned && loadedCases.back()) loadedCases.back()->graph.conventions = subject.profile->conventions;
     }
     if (planned) detail::planCases(property, subject, loadedCases);
     for (std::size_t k = 0; k < docs.size() && (survey || !run.failure); ++k)

@@ -35,7 +35,17 @@ class ProcessEngine final : public Engine<T> {
     std::string caseText;
     std::vector<std::string> passTexts;
     std::variant<Answer, Fault> answer;
+    // To know the call again without writing its case: the objects it was recorded with, and
+    // enough of their contents to tell a reused address.
+    decltype(PlannedCompile<T>::called) called;
+    Pack<T> inputs;
+    std::size_t positions = 0;
   };
+
+  // The prepared request for this call, searched by the objects first, then by the case text
+  // (computed only then, into `text`); end() when there is none.
+  typename std::deque<Prepared>::iterator findPrepared(const Graph<T>& graph, const Pack<T>& inputs,
+                                                       const Data<T>& data, std::string& text) const;
 
   // The answer read; throws on a fault, a protocol error or an unsupported case.
   DecodedAnswer<T> decode(const std::variant<Answer, Fault>& reply, std::size_t passCount) const;
