@@ -1,6 +1,6 @@
 """Cases per second through the engine protocol against the in-process engine, side by side.
 
-    /usr/bin/python3 bench/protocol.py build/tapecheck [--cases 2000]
+    /usr/bin/python3 bench/protocol.py build/tapecheck [--cases 2000] [--repeat 3]
 
 For each engine-scoped property on `double` (same seed, same cases), the time per case of:
   in-process   the compiled engine linked into tapecheck (`--engine compiled`)
@@ -9,9 +9,11 @@ For each engine-scoped property on `double` (same seed, same cases), the time pe
                decoding, planning)
   torch        PyTorch through the protocol (adapters/python/torch_engine.py), default and exact domain
   scalar       the scalar Python engine through the protocol (examples/python/scalar_engine.py)
-Prints one JSON object per engine and property, then a summary line per engine.
+Each figure is the median of --repeat runs, interleaved. Prints one JSON object per engine and property,
+then a summary line per engine.
 """
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +44,13 @@ def main():
         "torch-exact": ["--engine-cmd", "/usr/bin/python3 adapters/python/torch_engine.py", "--domain", "exact"],
         "scalar": ["--engine-cmd", "/usr/bin/python3 examples/python/scalar_engine.py", "--survey"],
     }
-    times = {name: run(binary, cases, args) for name, args in engines.items()}
+    repeats = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 3
+    # Interleaved repeats, the median of each: load on the machine touches every engine alike.
+    samples = {name: [] for name in engines}
+    for _ in range(repeats):
+        for name, args in engines.items():
+            samples[name].append(run(binary, cases, args))
+    times = {name: {p: statistics.median(s[p] for s in runs) for p in PROPERTIES} for name, runs in samples.items()}
     for name, per in times.items():
         for prop in PROPERTIES:
             print(json.dumps({"engine": name, "property": prop, "us_per_case": round(per[prop], 1),

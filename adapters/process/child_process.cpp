@@ -102,6 +102,20 @@ void ChildProcess::send(std::string_view bytes) {
   if (in_ >= 0) pendingInput_.append(bytes);
 }
 
+void ChildProcess::flushInput() {
+  while (in_ >= 0 && !pendingInput_.empty()) {
+    ssize_t n = ::write(in_, pendingInput_.data(), pendingInput_.size());
+    if (n > 0) {
+      pendingInput_.erase(0, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (n < 0 && errno != EAGAIN) pendingInput_.clear(), closeFd(in_);  // the child closed it
+      return;
+    }
+  }
+}
+
 // Writes pending input, reads output and standard error, until a line is complete, the output
 // ends or the deadline passes. Returns false at end of output.
 bool ChildProcess::pump(std::chrono::steady_clock::time_point deadline) {

@@ -39,6 +39,8 @@ class ChildProcess {
   //! Queues bytes for the child's standard input; they are written while waiting for lines, so a
   //! child that answers while it reads never blocks either side.
   void send(std::string_view bytes);
+  //! Writes queued input as far as the pipe takes it now, without waiting.
+  void flushInput();
   //! The next line of the child's standard output, waiting at most `timeout` for it; a line longer
   //! than `maxLine` bytes is `tooLong`. At end of output the child is reaped: `exited`.
   LineOutcome readLine(std::chrono::milliseconds timeout, std::size_t maxLine);

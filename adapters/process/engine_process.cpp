@@ -83,6 +83,8 @@ void EngineProcess::start() {
   auto hello = helloFromJson(*document);
   if (!hello) protocolError(1, hello.error().message);
   if (!hello_) hello_ = std::move(*hello);
+  for (Pending& request : pending_) write(request);  // what a fault left unanswered, or what waited for the start
+  child_->flushInput();
 }
 
 std::string EngineProcess::faultMessage(const LineOutcome& outcome) {
@@ -91,33 +93,66 @@ std::string EngineProcess::faultMessage(const LineOutcome& outcome) {
   return (how.starts_with("signal") ? "engine crashed: " : "engine exited: ") + how + stderrSuffix(*child_);
 }
 
-std::vector<std::variant<Answer, Fault>> EngineProcess::exchange(const std::vector<std::string>& bodies) {
-  std::vector<std::variant<Answer, Fault>> answers;
-  answers.reserve(bodies.size());
-  while (answers.size() < bodies.size()) {
-    if (!child_) start();
-    const std::size_t first = answers.size(), firstId = nextId_;
-    std::string lines;
-    for (std::size_t k = first; k < bodies.size(); ++k) {
-      assert(bodies[k].size() > 2 && bodies[k].front() == '{');
-      lines += fmt::format("{{\"id\":{},", nextId_++);
-      lines.append(bodies[k], 1);
-      lines += '\n';
-    }
-    child_->send(lines);
-    for (std::size_t k = first; k < bodies.size(); ++k) {
-      LineOutcome outcome = child_->readLine(settings_.timeout, settings_.maxLine);
-      if (outcome.kind == LineOutcome::Kind::tooLong)
-        protocolError(linesRead_ + 1, fmt::format("the line is longer than {} bytes", settings_.maxLine));
-      if (outcome.kind != LineOutcome::Kind::line) {
-        answers.push_back(Fault{faultMessage(outcome)});
-        child_.reset();  // killed with its process group; restarted for the requests left
-        break;
-      }
-      answers.push_back(Answer{std::move(outcome.line), ++linesRead_, firstId + (k - first)});
-    }
+std::vector<std::size_t> EngineProcess::send(const std::vector<std::string>& bodies) {
+  std::vector<std::size_t> tickets;
+  for (const std::string& body : bodies) {
+    assert(body.size() > 2 && body.front() == '{');
+    pending_.push_back({nextTicket_, body, 0, false});
+    tickets.push_back(nextTicket_++);
   }
-  return answers;
+  if (!child_) {
+    start();  // sends everything pending
+  } else {
+    for (std::size_t k = pending_.size() - bodies.size(); k < pending_.size(); ++k) write(pending_[k]);
+    child_->flushInput();
+  }
+  return tickets;
+}
+
+void EngineProcess::write(Pending& request) {
+  request.wireId = nextId_++;
+  std::string line = fmt::format("{{\"id\":{},", request.wireId);
+  line.append(request.body, 1);
+  line += '\n';
+  child_->send(line);
+}
+
+void EngineProcess::forget(std::size_t ticket) {
+  if (done_.erase(ticket)) return;
+  for (Pending& request : pending_)
+    if (request.ticket == ticket) request.forgotten = true;
+}
+
+std::variant<Answer, Fault> EngineProcess::receive(std::size_t ticket) {
+  for (;;) {
+    if (auto found = done_.find(ticket); found != done_.end()) {
+      auto reply = std::move(found->second);
+      done_.erase(found);
+      return reply;
+    }
+    assert(!pending_.empty() && "receive: a ticket that was never sent, or received twice");
+    if (!child_) start();
+    // Answers come in request order: the next line answers the oldest pending request.
+    Pending oldest = std::move(pending_.front());
+    pending_.pop_front();
+    LineOutcome outcome = child_->readLine(settings_.timeout, settings_.maxLine);
+    if (outcome.kind == LineOutcome::Kind::tooLong)
+      protocolError(linesRead_ + 1, fmt::format("the line is longer than {} bytes", settings_.maxLine));
+    std::variant<Answer, Fault> reply;
+    if (outcome.kind == LineOutcome::Kind::line) {
+      reply = Answer{std::move(outcome.line), ++linesRead_, oldest.wireId};
+    } else {
+      reply = Fault{faultMessage(outcome)};
+      child_.reset();  // killed with its process group; restarted for the requests still pending
+    }
+    if (!oldest.forgotten) done_.emplace(oldest.ticket, std::move(reply));
+  }
+}
+
+std::vector<std::variant<Answer, Fault>> EngineProcess::exchange(const std::vector<std::string>& bodies) {
+  std::vector<std::variant<Answer, Fault>> replies;
+  for (std::size_t ticket : send(bodies)) replies.push_back(receive(ticket));
+  return replies;
 }
 
 }  // namespace tc::process

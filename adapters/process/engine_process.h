@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <deque>
+#include <map>
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -61,8 +63,17 @@ class EngineProcess {
 
   //! The engine's hello, starting it if needed. Throws ProtocolError.
   const Hello& hello();
-  //! Sends each request body (a JSON object's text, without its "id") and returns, in order, the
-  //! answer line to each or the fault that stopped it. Throws ProtocolError on a line too long.
+  //! Queues request bodies (JSON objects' text, without their "id") and writes what the pipe takes
+  //! at once, so the engine works while the caller does; returns a ticket for each.
+  std::vector<std::size_t> send(const std::vector<std::string>& bodies);
+  //! The answer line to a ticket, or the fault that stopped it, reading the engine's output as far
+  //! as needed (answers to earlier tickets are kept until received). After a fault the engine is
+  //! restarted and the requests still pending are sent again. Throws ProtocolError on a line too
+  //! long, or on a restart that fails.
+  std::variant<Answer, Fault> receive(std::size_t ticket);
+  //! Drops a ticket: its answer is read and discarded when it comes.
+  void forget(std::size_t ticket);
+  //! send, then receive each, in order.
   std::vector<std::variant<Answer, Fault>> exchange(const std::vector<std::string>& bodies);
   //! "engine 'CMD', output line N: " — the start of a protocol error's message.
   std::string where(std::size_t line) const;
@@ -71,7 +82,16 @@ class EngineProcess {
   std::size_t starts() const { return starts_; }
 
  private:
+  // A request sent (or to send again after a restart), by ticket.
+  struct Pending {
+    std::size_t ticket;
+    std::string body;
+    std::size_t wireId;
+    bool forgotten;
+  };
+
   void start();
+  void write(Pending& request);
   std::string faultMessage(const LineOutcome& outcome);
   [[noreturn]] void protocolError(std::size_t line, const std::string& why) const;
 
@@ -79,7 +99,9 @@ class EngineProcess {
   ProcessSettings settings_;
   std::optional<ChildProcess> child_;
   std::optional<Hello> hello_;
-  std::size_t nextId_ = 1, linesRead_ = 0, starts_ = 0;
+  std::deque<Pending> pending_;
+  std::map<std::size_t, std::variant<Answer, Fault>> done_;
+  std::size_t nextId_ = 1, nextTicket_ = 1, linesRead_ = 0, starts_ = 0;
 };
 
 //! Reads a hello object; errors say which key is wrong and why.

@@ -34,7 +34,7 @@ class ProcessEngine final : public Engine<T> {
   struct Prepared {
     std::string caseText;
     std::vector<std::string> passTexts;
-    std::variant<Answer, Fault> answer;
+    std::size_t ticket = 0;
     // To know the call again without writing its case: the objects it was recorded with, and
     // enough of their contents to tell a reused address.
     decltype(PlannedCompile<T>::called) called;

@@ -109,8 +109,9 @@ Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::compile(const Grap
     return execution(std::move(text), {}, replies.front());
   }
   Prepared prepared = std::move(*match);
+  for (auto skipped = prepared_.begin(); skipped != match; ++skipped) process_.forget(skipped->ticket);
   prepared_.erase(prepared_.begin(), match + 1);  // the plan moves on past it
-  return execution(std::move(text), std::move(prepared.passTexts), prepared.answer);
+  return execution(std::move(text), std::move(prepared.passTexts), process_.receive(prepared.ticket));
 }
 
 template <class T>
@@ -123,19 +124,20 @@ Result<SingleOutputResult<T>> ProcessEngine<T>::runPass(const std::string& caseT
 
 template <class T>
 void ProcessEngine<T>::plan(std::vector<PlannedCompile<T>> compiles) const {
+  for (const Prepared& unused : prepared_) process_.forget(unused.ticket);
   prepared_.clear();
   if (compiles.empty()) return;
   std::vector<std::string> bodies;
   for (const PlannedCompile<T>& compile : compiles) {
-    Prepared prepared{caseText(compile.graph, compile.inputs, compile.data), {}, Fault{}, compile.called,
+    Prepared prepared{caseText(compile.graph, compile.inputs, compile.data), {}, 0, compile.called,
                       compile.inputs, compile.graph.positionCount()};
     for (const PlannedPass<T>& pass : compile.passes)
       prepared.passTexts.push_back(pass.single ? singlePassText(pass.output, pass.seed) : densePassText(pass.seeds));
     bodies.push_back(requestBody(Carrier<T>::name, prepared.caseText, prepared.passTexts));
     prepared_.push_back(std::move(prepared));
   }
-  auto replies = process_.exchange(bodies);
-  for (std::size_t k = 0; k < replies.size(); ++k) prepared_[k].answer = std::move(replies[k]);
+  auto tickets = process_.send(bodies);  // answered while the runner works: received when compiled
+  for (std::size_t k = 0; k < tickets.size(); ++k) prepared_[k].ticket = tickets[k];
 }
 
 }  // namespace tc::process
