@@ -53,8 +53,8 @@ void reportFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, 
   const props::Counterexample& failure = *row.run.failure;
   const std::string_view carrier = Carrier<T>::name;
   row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
-  fmt::print("\n{} failed on {} with engine {} (shrunk in {} steps from {} to {} nodes):\n  {}\n{}", row.property, carrier,
-             engine, failure.shrinkSteps, failure.original.value("nodes", nlohmann::json::array()).size(),
+  fmt::print("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes):\n  {}\n{}", row.property,
+             carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
   if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {

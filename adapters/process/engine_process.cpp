@@ -73,13 +73,17 @@ void EngineProcess::start() {
   LineOutcome first = child_->readLine(settings_.timeout, settings_.maxLine);
   std::string engine = fmt::format("engine {}", quote(command_, 80));
   if (first.kind == LineOutcome::Kind::timeout)
-    throw ProtocolError(fmt::format("{} gave no hello in {}", engine, secondsText(settings_.timeout)));
+    throw ProtocolError(fmt::format("{} gave no hello in {} (does it write one line and flush its standard output?)",
+                                    engine, secondsText(settings_.timeout)));
   if (first.kind == LineOutcome::Kind::exited)
     throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix(*child_)));
   if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");
   linesRead_ = 1;
   auto document = parseJsonDocument(first.line);
-  if (!document) protocolError(1, fmt::format("not a hello ({}): {}", document.error().message, quote(first.line, 80)));
+  if (!document)
+    protocolError(1, fmt::format("not a hello ({}): {} (standard output is the protocol's: write anything else to "
+                                 "standard error)",
+                                 document.error().message, quote(first.line, 80)));
   auto hello = helloFromJson(*document);
   if (!hello) protocolError(1, hello.error().message);
   if (!hello_) hello_ = std::move(*hello);

@@ -187,7 +187,10 @@ std::string singlePassText(std::size_t output, const Tensor<T>& seed) {
 template <class T>
 Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expectedId, std::size_t passCount) {
   JsonReader in(line);
-  if (!in.beginObject()) return fail(fmt::format("an answer must be a JSON object, got {}", quote(line, 80)));
+  if (!in.beginObject())
+    return fail(fmt::format("an answer must be a JSON object, got {} (standard output is the protocol's: write anything "
+                            "else to standard error)",
+                            quote(line, 80)));
   DecodedAnswer<T> out;
   std::optional<std::uint64_t> id;
   bool hasContext = false, hasPasses = false;

@@ -9,7 +9,9 @@ the protocol's answers. Standard library only.
 An engine author subclasses `Engine` (or writes any object with the same attributes) and calls
 `serve(engine)`. The whole author-facing API:
 
-    Engine.profile                     dict: what the engine declares (docs/semantics.md §3.6)
+    Engine.profile                     dict: what the engine declares (docs/semantics.md §3.6); an absent
+                                       key is the specification's choice: every carrier and op,
+                                       single_output "support", zero_sign "spec", the spec's kinks
     Engine.policy                      "bits", "values" or None (tapecheck's default, "bits")
     Engine.carrier                     set by the library to the current request's carrier
     Engine.leaf(carrier, shape, values)            -> a tensor gradients can be asked for
@@ -482,7 +484,8 @@ def serve(engine: Any, stdin=None, stdout=None) -> None:
     """Say hello, then answer each request line with one line, in order, until end of input.
 
     With the default streams, `print` inside the engine goes to standard error: standard output
-    belongs to the protocol, and a stray line there would break it."""
+    belongs to the protocol, and a stray line there would break it. tapecheck quotes only the last
+    line of standard error (when the engine crashes); to debug an engine, log to a file."""
     if stdin is None:
         stdin = sys.stdin.buffer
     if stdout is None:
