@@ -4,9 +4,16 @@
 set -euo pipefail
 packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev nlohmann-json3-dev
           libcli11-dev libfmt-dev libbenchmark-dev)
-# The tests also render DOT pictures (graphviz), parse JUnit XML (python3), and check PyTorch
-# through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3).
-if [ "${1:-}" = "--test" ]; then packages+=(graphviz python3 python3-torch); fi
+# --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), and check
+# PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3).
+# --torch: libtorch for the optional C++ PyTorch adapter (adapters/libtorch) and the bench comparison.
+for option in "$@"; do
+  case "$option" in
+    --test) packages+=(graphviz python3 python3-torch) ;;
+    --torch) packages+=(libtorch-dev) ;;
+    *) echo "setup: unknown option $option (the options are --test and --torch)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -49,7 +49,7 @@ Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohma
   return encodeAnswer(id, (*execution)->context(), *results);
 }
 
-Result<std::string> answerLine(const std::string& engineName, const std::string& line) {
+Result<std::string> answerLine(const ServedEngines& engines, const std::string& line) {
   auto request = parseJsonDocument(line);
   if (!request) return std::unexpected(request.error());
   if (!request->is_object() || !(*request)["id"].is_number_unsigned() || !(*request)["carrier"].is_string() ||
@@ -61,7 +61,8 @@ Result<std::string> answerLine(const std::string& engineName, const std::string&
   const std::size_t id = (*request)["id"].get<std::size_t>();
   Result<std::string> out;
   withCarrier(carrier, [&]<class T>() {
-    out = answer<T>(builtinEngine<T>(engineName), id, *request);
+    if (const Engine<T>* engine = engines.get<T>()) out = answer<T>(*engine, id, *request);
+    else out = fail("this engine does not run carrier " + carrier);
     return 0;
   });
   return out;
@@ -93,15 +94,22 @@ bool readLine(int fd, std::string& buffer, std::string& line) {
 int serve(const std::string& engineName, int in, std::FILE* out) {
   EngineProfile profile;
   profile.name = engineName;
+  ServedEngines engines{&builtinEngine<Rational>(engineName), &builtinEngine<RationalNoEq>(engineName),
+                        &builtinEngine<ModP>(engineName), &builtinEngine<double>(engineName),
+                        &builtinEngine<float>(engineName)};
+  return serve(profile, "bits", engines, in, out);
+}
+
+int serve(const EngineProfile& profile, std::string_view policy, const ServedEngines& engines, int in, std::FILE* out) {
   std::string hello = nlohmann::json{{"tapecheck_engine", kProtocolVersion}, {"profile", profileToJson(profile)},
-                                     {"policy", "bits"}}.dump() + "\n";
+                                     {"policy", policy}}.dump() + "\n";
   std::fputs(hello.c_str(), out);
   std::fflush(out);
   std::string buffer, line;
   std::size_t number = 0;
   while (readLine(in, buffer, line)) {
     ++number;
-    auto answer = answerLine(engineName, line);
+    auto answer = answerLine(engines, line);
     if (!answer) {
       fmt::print(stderr, "tapecheck serve: request line {}: {}\n", number, answer.error().message);
       return 2;

@@ -1,16 +1,44 @@
 #pragma once
-// The engine side of the engine protocol for tapecheck's own engines: `tapecheck serve` answers
-// requests with a built-in engine. It is the protocol's reference client end to end (the tests
-// check that it passes every property through the protocol) and the engine that answers at
-// once, which times the protocol's own cost.
+// The engine side of the engine protocol, for engines written in C++: `tapecheck serve` answers
+// requests with a built-in engine (the protocol's reference end to end: the tests check that it
+// passes every property through the protocol, and the engine that answers at once, which times the
+// protocol's own cost); any Engine<T> can be served the same way.
 #include <cstdio>
 #include <string>
+#include <string_view>
+
+#include "core/carriers/carrier.h"
+#include "properties/engine.h"
+#include "properties/profile.h"
 
 namespace tc::process {
 
-//! Says hello with the `spec` profile named `engineName`, then answers each request line read
-//! from the file descriptor `in` on `out` until `in` ends. Returns 0, or 2 after printing why on
-//! stderr when a request is malformed (a request from tapecheck never is).
+//! The engines a server answers with, one per carrier (nullptr: a carrier it does not run).
+struct ServedEngines {
+  const Engine<Rational>* rational = nullptr;
+  const Engine<RationalNoEq>* rationalNoEq = nullptr;
+  const Engine<ModP>* modp = nullptr;
+  const Engine<double>* ieeeDouble = nullptr;
+  const Engine<float>* ieeeFloat = nullptr;
+
+  template <class T>
+  const Engine<T>* get() const {
+    if constexpr (std::is_same_v<T, Rational>) return rational;
+    else if constexpr (std::is_same_v<T, RationalNoEq>) return rationalNoEq;
+    else if constexpr (std::is_same_v<T, ModP>) return modp;
+    else if constexpr (std::is_same_v<T, double>) return ieeeDouble;
+    else return ieeeFloat;
+  }
+};
+
+//! Says hello with `profile` and `policy`, then answers each request line read from the file
+//! descriptor `in` on `out` until `in` ends, with the engine of the request's carrier. Returns 0,
+//! or 2 after printing why on stderr when a request is malformed (a request from tapecheck never
+//! is) or names a carrier it has no engine for.
+int serve(const EngineProfile& profile, std::string_view policy, const ServedEngines& engines, int in, std::FILE* out);
+
+//! serve() with the built-in engine `engineName` on every carrier, the `spec` profile under that
+//! name, and the `bits` policy.
 int serve(const std::string& engineName, int in, std::FILE* out);
 
 }  // namespace tc::process
