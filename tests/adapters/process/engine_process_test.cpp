@@ -1,0 +1,139 @@
+// The engine protocol's moving parts, below the command line: the JSON pull reader, answers read
+// into tensors, and an engine process exchanged with in order, through crashes and restarts.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "adapters/process/engine_process.h"
+#include "adapters/process/json_reader.h"
+#include "adapters/process/protocol.hpp"
+
+namespace tc::process {
+namespace {
+
+// A shell engine: a hello, then whatever `body` does with each request line in $line. (`exec`: the
+// command has shell syntax, so tapecheck runs it under a shell of its own, which would report a
+// signal as an exit status.)
+std::string shellEngine(const std::string& body) {
+  return "exec sh -c 'echo \"{\\\"tapecheck_engine\\\": 1, \\\"profile\\\": {\\\"name\\\": \\\"sh\\\"}}\"; "
+         "while read -r line; do " + body + "; done'";
+}
+
+TEST(JsonReader, ReadsStringsWithEveryEscape) {
+  JsonReader in(R"(["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u20ac", "\ud83d\ude00"])");
+  ASSERT_TRUE(in.beginArray());
+  std::vector<std::string> strings;
+  while (*in.nextElement()) strings.push_back(*in.string());
+  ASSERT_TRUE(in.end());
+  EXPECT_EQ(strings[0], "a\"b\\c/d\b\f\n\r\t");
+  EXPECT_EQ(strings[1], "\xc3\xa9\xe2\x82\xac");
+  EXPECT_EQ(strings[2], "\xf0\x9f\x98\x80");
+}
+
+TEST(JsonReader, RejectsWhatIsNotJson) {
+  for (std::string text : {R"(["a" "b"])", R"(["\ud83d"])", R"(["\x"])", "[\"tab\there\"]", R"([01])", R"([1.])",
+                           R"({"a" 1})", R"([1,])", R"("unterminated)"}) {
+    JsonReader in(text);
+    bool failed = false;
+    if (text.front() == '"') {
+      failed = !in.string();
+    } else if (in.beginArray()) {
+      for (;;) {
+        auto next = in.nextElement();
+        if (!next) { failed = true; break; }
+        if (!*next) break;
+        if (!in.skip()) { failed = true; break; }
+      }
+    } else if (in.beginObject()) {
+      std::string key;
+      failed = !in.nextKey(key) || !in.skip();
+    }
+    EXPECT_TRUE(failed || !in.end()) << text;
+  }
+}
+
+TEST(JsonReader, BoundsNesting) {
+  JsonReader in(std::string(100, '[') + std::string(100, ']'));
+  EXPECT_FALSE(in.skip());
+}
+
+TEST(DecodeAnswer, ReadsTensorsInAnyKeyOrder) {
+  auto answer = decodeAnswer<double>(
+      R"({"passes": [{"programs_run": 2, "gradients": [{"values": ["0x1p+1"], "shape": []}]}],
+          "context": [{"shape": [2], "values": ["-0", "nan"]}], "id": 7})",
+      7, 1);
+  ASSERT_TRUE(answer) << answer.error().message;
+  ASSERT_EQ(answer->context.size(), 1u);
+  EXPECT_TRUE(std::signbit(answer->context[0].values[0]));
+  EXPECT_TRUE(std::isnan(answer->context[0].values[1]));
+  ASSERT_TRUE(answer->passes[0]);
+  EXPECT_EQ(answer->passes[0]->gradients[0].values[0], 2.0);
+  EXPECT_EQ(answer->passes[0]->programsRun, 2u);
+}
+
+TEST(DecodeAnswer, NamesWhatIsWrong) {
+  auto error = [](std::string_view line, std::size_t passes = 0) {
+    auto answer = decodeAnswer<Rational>(line, 1, passes);
+    return answer ? std::string("(accepted)") : answer.error().message;
+  };
+  EXPECT_EQ(error(R"({"id": 2, "context": []})"), "the answer to request 1 has \"id\": 2 (answers come in request order)");
+  EXPECT_EQ(error(R"({"id": 1})"), "missing \"context\" (or \"error\", or \"unsupported\")");
+  EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [2], "values": ["1"]}]})"), "context[0]: shape [2] needs 2 values, got 1");
+  EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [], "values": ["1/0"]}]})"),
+            "context[0].values[0]: '1/0' is not a number: zero denominator");
+  EXPECT_EQ(error(R"({"id": 1, "context": [], "passes": []})", 1),
+            "\"passes\" must hold 1 results, one per requested pass, got 0");
+  EXPECT_EQ(error(R"({"id": 1, "context": [], "extra": 1})"),
+            "unknown key 'extra'; an answer has id, context, passes, error or unsupported");
+  EXPECT_EQ(error(R"({"id": 1, "error": {"position": 3, "message": "no"}})"), "(accepted)");
+}
+
+TEST(EngineProcess, AnswersComeBackInOrderWhateverOrderTheyAreReceivedIn) {
+  EngineProcess engine(shellEngine("echo \"$line\""));
+  auto tickets = engine.send({R"({"a":1})", R"({"a":2})", R"({"a":3})"});
+  auto third = std::get<Answer>(engine.receive(tickets[2]));
+  auto first = std::get<Answer>(engine.receive(tickets[0]));
+  EXPECT_EQ(first.text, R"({"id":1,"a":1})");
+  EXPECT_EQ(third.text, R"({"id":3,"a":3})");
+  EXPECT_EQ(third.line, 4u);  // the hello is line 1
+  engine.forget(tickets[1]);
+  auto more = engine.exchange({R"({"a":4})"});
+  EXPECT_EQ(std::get<Answer>(more[0]).text, R"({"id":4,"a":4})");
+}
+
+TEST(EngineProcess, ACrashFaultsTheRequestItHitAndTheRestAreSentAgain) {
+  // Dies on the request that mentions "die"; a restarted engine answers the others.
+  EngineProcess engine(shellEngine("case \"$line\" in *die*) kill -SEGV $$;; esac; echo \"$line\""));
+  auto replies = engine.exchange({R"({"a":1})", R"({"die":1})", R"({"a":3})"});
+  EXPECT_TRUE(std::holds_alternative<Answer>(replies[0]));
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[1]));
+  EXPECT_EQ(std::get<Fault>(replies[1]).message, "engine crashed: signal 11 (Segmentation fault)");
+  ASSERT_TRUE(std::holds_alternative<Answer>(replies[2]));
+  EXPECT_EQ(std::get<Answer>(replies[2]).text.substr(std::get<Answer>(replies[2]).text.find(',')), R"(,"a":3})");
+  EXPECT_EQ(engine.starts(), 2u);
+}
+
+TEST(EngineProcess, ALineOverTheLimitIsAProtocolError) {
+  ProcessSettings settings;
+  settings.maxLine = 1000;
+  EngineProcess engine(shellEngine("head -c 5000 /dev/zero | tr \"\\\\0\" x; echo"), settings);
+  try {
+    (void)engine.exchange({R"({"a":1})"});
+    FAIL() << "no protocol error";
+  } catch (const ProtocolError& error) {
+    EXPECT_NE(std::string(error.what()).find("output line 2: the line is longer than 1000 bytes"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(EngineProcess, ATimeoutFaultsTheRequest) {
+  ProcessSettings settings;
+  settings.timeout = std::chrono::milliseconds(200);
+  EngineProcess engine(shellEngine("sleep 5"), settings);
+  auto replies = engine.exchange({R"({"a":1})"});
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[0]));
+  EXPECT_EQ(std::get<Fault>(replies[0]).message, "no answer in 0.2 s");
+}
+
+}  // namespace
+}  // namespace tc::process
