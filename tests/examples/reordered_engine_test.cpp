@@ -15,6 +15,7 @@
 #include "core/carriers/rational.h"
 #include "core/graph/seed_pack.h"
 #include "core/io/case_file.h"
+#include "tests/support/engine_cases.h"
 #include "core/spec/reference.h"
 #include "generators/generate.h"
 #include "properties/compare.h"
@@ -25,17 +26,8 @@ namespace tc {
 namespace {
 
 template <class T>
-Case<T> loaded(const std::string& doc) {
-  auto c = parseCase<T>(doc);
-  if (!c) throw std::runtime_error("the case does not load: " + c.error().message);
-  return std::move(*c);
-}
-
-template <class T>
 std::unique_ptr<const Execution<T>> compiled(const Case<T>& c) {
-  auto execution = reordered::Engine<T>().compile(c.graph, *c.inputs, c.data);
-  if (!execution) throw std::runtime_error("the reordered engine does not compile it: " + execution.error().message);
-  return std::move(*execution);
+  return testing::compiledBy<T>(reordered::Engine<T>(), c);
 }
 
 // The error message of a result that should have failed.
@@ -55,7 +47,7 @@ void expectSame(std::string_view what, const Pack<T>& reordered, const Pack<T>& 
 template <class T>
 void expectAgreesWithReference(const std::string& doc) {
   SCOPED_TRACE(std::string(Carrier<T>::name));
-  Case<T> c = loaded<T>(doc);
+  Case<T> c = testing::loadedCase<T>(doc);
   auto execution = compiled(c);
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   ASSERT_TRUE(context) << context.error().message;
@@ -331,7 +323,7 @@ class ReorderedSums : public ::testing::TestWithParam<OrderCase> {};
 
 TEST_P(ReorderedSums, OnDoubleAddFromTheLastIndexAndDifferFromTheReference) {
   const OrderCase& order = GetParam();
-  Case<double> c = loaded<double>(withCancelling(order.doc));
+  Case<double> c = testing::loadedCase<double>(withCancelling(order.doc));
   auto execution = compiled(c);
   Context<double> context = *spec::eval(c.graph, *c.inputs, c.data);
   double reordered, reference;
@@ -354,7 +346,7 @@ INSTANTIATE_TEST_SUITE_P(EachReduction, ReorderedSums, ::testing::ValuesIn(order
 // The brief's example, spelled out: sum([1, 2^53, 0, 0, -2^53]) is 0 from the left (1 + 2^53
 // rounds to 2^53) and 1 from the right (-2^53 + 2^53 cancels before the 1 is added).
 TEST(ReorderedEngine, OnDoubleASumOfCancellingTermsIsOneWhereTheReferenceSaysZero) {
-  Case<double> c = loaded<double>(withCancelling(
+  Case<double> c = testing::loadedCase<double>(withCancelling(
       R"({"tapecheck": 1, "inputs": [{"shape": [5]}], "nodes": [{"op": "sum", "args": [0]}], "values": [V]})"));
   double reordered = compiled(c)->context()[1][0];
   double reference = (*spec::eval(c.graph, *c.inputs, c.data))[1][0];
@@ -365,7 +357,7 @@ TEST(ReorderedEngine, OnDoubleASumOfCancellingTermsIsOneWhereTheReferenceSaysZer
 // (b) add(x, x) with x seeded 2^53 and the output 1: the reference adds the local sum 1 + 1 = 2
 // to 2^53 (exact), the reordered engine adds 1 twice and each rounds back to 2^53 (ties to even).
 TEST(ReorderedEngine, OnDoubleARepeatedEdgeIsAccumulatedTwiceNotAsALocalSum) {
-  Case<double> c = loaded<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}], "nodes": [{"op": "add", "args": [0, 0]}],
+  Case<double> c = testing::loadedCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}], "nodes": [{"op": "add", "args": [0, 0]}],
                                       "values": [["3"]], "seeds": {"0": ["9007199254740992"], "1": ["1"]}})");
   double reordered = (*compiled(c)->backwardDense(c.seeds))[0][0];
   double reference = (*spec::backpropAll(c.graph, *c.inputs, c.data, c.seeds))[0][0];
@@ -376,7 +368,7 @@ TEST(ReorderedEngine, OnDoubleARepeatedEdgeIsAccumulatedTwiceNotAsALocalSum) {
 // (c) A node nobody needs is not visited: mul(x, x) at x = inf gets no seed, so the reference
 // runs it on a zero cotangent (0 · inf = NaN into x's gradient) and the reordered engine does not.
 TEST(ReorderedEngine, OnDoubleANodeWithoutCotangentIsNotVisited) {
-  Case<double> c = loaded<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}],
+  Case<double> c = testing::loadedCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}],
                                       "nodes": [{"op": "mul", "args": [0, 0]}, {"op": "neg", "args": [0]}],
                                       "values": [["inf"]], "output": 2, "seed": ["1"]})");
   auto execution = compiled(c);
@@ -389,7 +381,7 @@ TEST(ReorderedEngine, OnDoubleANodeWithoutCotangentIsNotVisited) {
 // (c) Gradients start at +0: a -0 seed is a zero cotangent, starts nothing, and leaves +0, where
 // the reference keeps the seed itself at a position no node follows.
 TEST(ReorderedEngine, OnDoubleAPositionNobodyContributesToStaysPositiveZero) {
-  Case<double> c = loaded<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}], "nodes": [{"op": "neg", "args": [0]}],
+  Case<double> c = testing::loadedCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": []}], "nodes": [{"op": "neg", "args": [0]}],
                                       "values": [["2"]], "seeds": {"1": ["-0"]}})");
   Pack<double> reordered = *compiled(c)->backwardDense(c.seeds);
   Pack<double> reference = *spec::backpropAll(c.graph, *c.inputs, c.data, c.seeds);
@@ -403,7 +395,7 @@ TEST(ReorderedEngine, OnDoubleAPositionNobodyContributesToStaysPositiveZero) {
 // the reference evaluates the graph.
 template <class T>
 void expectUnsupported(const std::string& doc, const std::string& message) {
-  Case<T> c = loaded<T>(doc);
+  Case<T> c = testing::loadedCase<T>(doc);
   ASSERT_TRUE(spec::eval(c.graph, *c.inputs, c.data));
   auto execution = reordered::Engine<T>().compile(c.graph, *c.inputs, c.data);
   ASSERT_FALSE(execution);
@@ -428,7 +420,7 @@ TEST(ReorderedEngine, AnUnsupportedOpFailsCompileNamingItsPositionAndOp) {
 // Malformed inputs, data, seed packs and output seeds fail with the built-in engines' messages
 // (core/graph/pack_checks.h).
 TEST(ReorderedEngine, MalformedInputsAndSeedsFailLikeTheBuiltinEngines) {
-  Case<Rational> c = loaded<Rational>(opCases()[0].doc);  // add of two [3] vectors
+  Case<Rational> c = testing::loadedCase<Rational>(opCases()[0].doc);  // add of two [3] vectors
   const Engine<Rational>& builtin = builtinEngine<Rational>("compiled");
   reordered::Engine<Rational> engine;
   Pack<Rational> oneInput{(*c.inputs)[0]};
