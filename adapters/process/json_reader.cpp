@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tc::process {
 namespace {
 
@@ -75,6 +77,26 @@ Result<bool> JsonReader::nextElement() {
   }
   started_ |= bit;
   return true;
+}
+
+Result<std::string_view> JsonReader::string(std::string& scratch) {
+  skipSpace();
+  const std::size_t start = at_;
+  if (at_ < text_.size() && text_[at_] == '"') {
+    const std::size_t end = text_.find_first_of("\"\\", at_ + 1);
+    if (end != std::string_view::npos && text_[end] == '"') {
+      std::string_view plain = text_.substr(at_ + 1, end - at_ - 1);
+      if (std::all_of(plain.begin(), plain.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20; })) {
+        at_ = end + 1;
+        return plain;
+      }
+    }
+  }
+  at_ = start;
+  auto decoded = string();
+  if (!decoded) return std::unexpected(decoded.error());
+  scratch = std::move(*decoded);
+  return std::string_view(scratch);
 }
 
 Result<std::string> JsonReader::string() {

@@ -26,6 +26,9 @@ class JsonReader {
   Result<bool> nextElement();
 
   Result<std::string> string();
+  //! The next string without copying it when it has no escapes (a view into the text, or into
+  //! `scratch` when it had to be decoded); valid until the next call.
+  Result<std::string_view> string(std::string& scratch);
   Result<std::uint64_t> count();
   Result<void> skip();
   //! Only whitespace is left.

@@ -9,6 +9,13 @@
 namespace tc::process {
 namespace detail {
 
+// One value as the carrier formats it (IEEE values straight into `out`).
+template <class T>
+void appendValue(std::string& out, const T& value) {
+  if constexpr (std::is_floating_point_v<T>) Carrier<T>::appendFormat(value, out);
+  else out += Carrier<T>::format(value);
+}
+
 // Values as a JSON array of strings; the carriers' formats need no escaping.
 template <class T>
 void appendValues(std::string& out, const std::vector<T>& values) {
@@ -16,7 +23,7 @@ void appendValues(std::string& out, const std::vector<T>& values) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) out += ',';
     out += '"';
-    out += Carrier<T>::format(values[i]);
+    appendValue(out, values[i]);
     out += '"';
   }
   out += ']';
@@ -60,7 +67,7 @@ Result<Tensor<T>> readTensor(JsonReader& in, const Where& where) {
   if (!in.beginObject())
     return fail(fmt::format("{}: a tensor must be {{\"shape\": [dims], \"values\": [strings]}}, got {}", where.str(),
                             in.nextKind()));
-  std::string key;
+  std::string key, scratch;
   std::vector<std::size_t> dims;
   std::vector<T> values;
   bool hasShape = false, hasValues = false;
@@ -87,7 +94,7 @@ Result<Tensor<T>> readTensor(JsonReader& in, const Where& where) {
         auto next = in.nextElement();
         if (!next) return std::unexpected(next.error());
         if (!*next) break;
-        auto text = in.string();
+        auto text = in.string(scratch);
         if (!text) return fail(fmt::format("{}.values[{}]: {}", where.str(), values.size(), text.error().message));
         auto value = parseValue<T>(*text);
         if (!value) return fail(fmt::format("{}.values[{}]: {}", where.str(), values.size(), value.error().message));

@@ -67,11 +67,22 @@ Result<F> IeeeCarrier<F>::fromLiteral(const Literal& literal) {
 
 template <class F>
 std::string IeeeCarrier<F>::format(F x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buffer[64];
-  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round trip
-  return std::string(buffer, end);
+  std::string out;
+  appendFormat(x, out);
+  return out;
+}
+
+template <class F>
+void IeeeCarrier<F>::appendFormat(F x, std::string& out) {
+  if (std::isnan(x)) {
+    out += "nan";
+  } else if (std::isinf(x)) {
+    out += x > 0 ? "inf" : "-inf";
+  } else {
+    char buffer[64];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round trip
+    out.append(buffer, end);
+  }
 }
 
 template struct IeeeCarrier<double>;

@@ -92,6 +92,8 @@ struct IeeeCarrier {
   static F fromInt(std::int64_t n) { return static_cast<F>(n); }
   static Result<F> fromLiteral(const Literal& literal);
   static std::string format(F x);
+  //! format(x) appended to `out` (for writers of many values: no string per value).
+  static void appendFormat(F x, std::string& out);
   static bool same(F a, F b) {
     if (std::isnan(a) && std::isnan(b)) return true;
     using Bits = std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>;
