@@ -43,6 +43,12 @@ struct EngineFault : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+//! Thrown by an engine whose output cannot be read at all (an engine in another process that broke
+//! the protocol): not a verdict on a case; the run ends with an input error.
+struct EngineOutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 //! Thrown by an engine that finds, once asked, that it cannot run a case its profile let through
 //! (an attribute it cannot express): the case is counted unsupported under `op`.
 struct UnsupportedCase : std::runtime_error {

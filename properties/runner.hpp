@@ -8,6 +8,7 @@
 #include "generators/coverage.hpp"
 #include "generators/generate.hpp"
 #include "generators/shrink.hpp"
+#include "properties/guarded_engine.h"
 #include "properties/plan_recorder.h"
 #include "properties/runner.h"
 
@@ -24,11 +25,14 @@ Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& su
     return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
+  // The engine's own exceptions are verdicts on this case (guarded_engine.h).
+  const GuardedEngine<T> guardedEngine(subject.engine);
+  const EngineUnderTest<T> guardedSubject{guardedEngine, subject.policy, *subject.profile};
   try {
-    if (subject.profile->conventions == loaded.graph.conventions) return property.check(subject, loaded);
+    if (subject.profile->conventions == loaded.graph.conventions) return property.check(guardedSubject, loaded);
     Case<T> withConventions = loaded;
     withConventions.graph.conventions = subject.profile->conventions;
-    return property.check(subject, withConventions);
+    return property.check(guardedSubject, withConventions);
   } catch (const EngineFault& fault) {
     return Verdict::fail(fault.what());
   } catch (const UnsupportedCase& unsupported) {

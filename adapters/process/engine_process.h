@@ -16,6 +16,7 @@
 
 #include "adapters/process/child_process.h"
 #include "properties/compare.h"
+#include "properties/engine.h"
 #include "properties/profile.h"
 
 namespace tc::process {
@@ -25,8 +26,8 @@ inline constexpr int kProtocolVersion = 1;
 
 //! An engine's output that breaks the protocol, or an engine that cannot be started: an input
 //! error (exit status 2), its message naming the command and the offending line.
-struct ProtocolError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct ProtocolError : EngineOutputError {
+  using EngineOutputError::EngineOutputError;
 };
 
 //! How long to wait for each answer, and the longest line an engine may write.

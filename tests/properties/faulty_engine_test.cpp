@@ -4,7 +4,10 @@
 // built-in reference and tape engines pass the engine-scoped properties too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
+#include <stdexcept>
 
 #include "core/carriers/rational.h"
 #include "core/graph/node_program.h"
@@ -236,6 +239,70 @@ TYPED_TEST_SUITE(BuiltinEngines, Carriers);
 TYPED_TEST(BuiltinEngines, ReferenceAndTapeEnginesPassEveryEngineProperty) {
   for (std::string_view name : {"reference", "tape"})
     EXPECT_EQ(failingProperties(builtinEngine<TypeParam>(name), 100, 5), Names{}) << name;
+}
+
+}  // namespace
+}  // namespace tc
+
+namespace tc {
+namespace {
+
+// The test engine, throwing from compile on a case with `neg` and from its dense pass on a case
+// with `mul` (a std::exception), or throwing an int on a case with `square`.
+template <class T>
+class ThrowingEngine final : public Engine<T> {
+ public:
+  std::string_view name() const override { return "throwing"; }
+  Result<std::unique_ptr<const Execution<T>>> compile(const Graph<T>& graph, const Pack<T>& inputs,
+                                                      const Data<T>& data) const override {
+    if (uses(graph, OpKind::neg)) throw std::runtime_error("no neg here");
+    if (uses(graph, OpKind::square)) throw 42;
+    auto inner = TestEngine<T>(Fault::none).compile(graph, inputs, data);
+    if (!inner) return std::unexpected(inner.error());
+    return std::make_unique<const Throwing>(std::move(*inner), uses(graph, OpKind::mul));
+  }
+
+ private:
+  static bool uses(const Graph<T>& graph, OpKind op) {
+    return std::any_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node<T>& n) { return n.op == op; });
+  }
+  class Throwing final : public Execution<T> {
+   public:
+    Throwing(std::unique_ptr<const Execution<T>> inner, bool throws) : inner_(std::move(inner)), throws_(throws) {}
+    const Context<T>& context() const override { return inner_->context(); }
+    Result<Pack<T>> backwardDense(const Pack<T>& seeds) const override {
+      if (throws_) throw std::out_of_range("vector::_M_range_check");
+      return inner_->backwardDense(seeds);
+    }
+    Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
+      return inner_->backwardSingle(output, seed);
+    }
+
+   private:
+    std::unique_ptr<const Execution<T>> inner_;
+    bool throws_;
+  };
+};
+
+// What an engine throws fails the case that made the call, and the case shrinks like any failure.
+TEST(ThrowingEngine, AnExceptionIsAFailingVerdictThatShrinks) {
+  const ThrowingEngine<Rational> engine;
+  const auto* dense = props::findProperty<Rational>("compileChecked_backwardDenseFrom");
+  props::PropertyRun run = props::runProperty(*dense, engine, {200, 1});
+  ASSERT_TRUE(run.failure);
+  EXPECT_EQ(run.failure->verdict.why.rfind("engine threw: ", 0), 0u) << run.failure->verdict.why;
+  EXPECT_LE(run.failure->shrunk["nodes"].size(), 1u) << run.failure->shrunk.dump();
+  std::set<std::string> reasons;
+  std::size_t passed = 0;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    props::Verdict verdict = props::checkDocument(*dense, engine, gen::randomCase<Rational>(i, 40));
+    if (verdict.holds) ++passed;
+    else reasons.insert(verdict.why);
+  }
+  for (const char* why : {"engine threw: no neg here", "engine threw: vector::_M_range_check",
+                          "engine threw an exception that is not a std::exception"})
+    EXPECT_TRUE(reasons.count(why)) << why << " among " << ::testing::PrintToString(reasons);
+  EXPECT_GT(passed, 0u) << "the cases without those ops still pass";
 }
 
 }  // namespace
