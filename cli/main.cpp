@@ -1,6 +1,10 @@
 // tapecheck: property-based verification of reverse-mode autograd, from the command line.
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include "core/support/text.h"
+#include "properties/all.h"
 #include "cli/bench.h"
 #include "cli/case_commands.h"
 #include "cli/exit_codes.h"
@@ -14,15 +18,26 @@
 
 namespace {
 
+// CLI11 reads "-1" into an unsigned option as 2^64 - 1: a count or seed must be written unsigned.
+const CLI::Validator kUnsigned(
+    [](std::string& text) {
+      return text.find_first_not_of("0123456789") == std::string::npos && !text.empty()
+                 ? std::string()
+                 : "must be a whole number, 0 or more, got " + text;
+    },
+    "UNSIGNED");
+
 // The options `run` and `check` share: which properties, carriers and engine, the seed, and where
 // counterexamples go.
 void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, std::string& carrier,
                         std::string& property, std::string& engine, std::string& saveDir, const std::string& carrierHelp) {
   std::vector<std::string> carriers = tc::kCarrierNames;
   carriers.push_back("all");
-  command->add_option("--seed", seed, "random seed (default: from the clock; printed)");
+  command->add_option("--seed", seed, "random seed (default: from the clock; printed)")->check(kUnsigned);
   command->add_option("--carrier", carrier, carrierHelp)->check(CLI::IsMember(carriers));
-  command->add_option("--property", property, "one property by name, or all");
+  std::string names;
+  for (std::string_view name : tc::props::allPropertyNames()) names += (names.empty() ? "" : ", ") + std::string(name);
+  command->add_option("--property", property, "one property by name, or all: " + names);
   command->add_option("--engine", engine, "the built-in engine the engine-scoped properties check")
       ->check(CLI::IsMember(tc::builtinEngineNames()));
   command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
@@ -66,6 +81,7 @@ int main(int argc, char** argv) {
   using tc::kCarrierNames;
   CLI::App app{"tapecheck: exact property-based checks for reverse-mode autograd"};
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // --help shows every default
 
   GradOptions grad;
   auto* gradCommand = app.add_subcommand("grad", "Evaluate and differentiate one graph file");
@@ -122,7 +138,7 @@ int main(int argc, char** argv) {
   MutantsOptions mutants;
   auto* mutantsCommand = app.add_subcommand("mutants", "Run the default suite once per built-in mutant (mutant builds only)");
   mutantsCommand->add_option("--cases", mutants.cases, "cases per property")->check(CLI::Range(1, 1000000));
-  mutantsCommand->add_option("--seed", mutants.seed, "random seed of every run");
+  mutantsCommand->add_option("--seed", mutants.seed, "random seed of every run")->check(kUnsigned);
   mutantsCommand->add_option("--format", mutants.format, "text, or json (one object per mutant, then a summary line)")
       ->check(CLI::IsMember({"text", "json"}));
   mutantsCommand->add_option("--timeout", mutants.timeoutSeconds, "seconds per mutant before it counts as not killed")
@@ -147,6 +163,13 @@ int main(int argc, char** argv) {
   benchCommand->add_option("--width", bench.width, "layer width (mlp)");
   benchCommand->add_option("--depth", bench.depth, "layers (mlp)");
 
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> commands;
+    for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
+    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
+      return report(kUsage, fmt::format("no command {}; the commands are: {} (run 'tapecheck --help')",
+                                        tc::quote(argv[1]), fmt::join(commands, ", ")));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

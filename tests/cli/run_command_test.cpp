@@ -125,3 +125,28 @@ TEST(MutantsCommand, ANormalBuildHasNoMutantsAndSaysHowToGetThem) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CommandLine, AnUnknownCommandListsTheCommands) {
+  CommandRun run = runTapecheck("frob");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err, "tapecheck: no command 'frob'; the commands are: grad, run, replay, check, show, mutants, serve, "
+                     "bench (run 'tapecheck --help')\n");
+}
+
+TEST(CommandLine, ANegativeSeedIsRefusedNotWrapped) {
+  CommandRun run = runTapecheck("run --seed -1 --cases 5");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("--seed: must be a whole number, 0 or more, got -1"), std::string::npos) << run.err;
+  EXPECT_EQ(runTapecheck("check examples/graphs/mlp.json --seed -3").status, 2);
+}
+
+TEST(CommandLine, HelpShowsDefaultsAndTheProperties) {
+  CommandRun run = runTapecheck("run --help");
+  EXPECT_EQ(run.status, 0);
+  EXPECT_NE(run.out.find("=100"), std::string::npos) << "the default number of cases";
+  EXPECT_NE(run.out.find("node_adjoint_identity"), std::string::npos) << run.out;
+}
+
+}  // namespace
