@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -70,11 +71,14 @@ void EngineProcess::start() {
   if (!child) throw ProtocolError(fmt::format("cannot start engine {}: {}", quote(command_, 80), child.error().message));
   child_.emplace(std::move(*child));
   ++starts_, linesRead_ = 0;
-  LineOutcome first = child_->readLine(settings_.timeout, settings_.maxLine);
+  // Loading an interpreter and a library (PyTorch) takes seconds on a busy machine: the hello is
+  // awaited at least kHelloTimeout, whatever the timeout per answer.
+  const auto helloTimeout = std::max(settings_.timeout, kHelloTimeout);
+  LineOutcome first = child_->readLine(helloTimeout, settings_.maxLine);
   std::string engine = fmt::format("engine {}", quote(command_, 80));
   if (first.kind == LineOutcome::Kind::timeout)
     throw ProtocolError(fmt::format("{} gave no hello in {} (does it write one line and flush its standard output?)",
-                                    engine, secondsText(settings_.timeout)));
+                                    engine, secondsText(helloTimeout)));
   if (first.kind == LineOutcome::Kind::exited)
     throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix(*child_)));
   if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");

@@ -30,7 +30,11 @@ struct ProtocolError : EngineOutputError {
   using EngineOutputError::EngineOutputError;
 };
 
-//! How long to wait for each answer, and the longest line an engine may write.
+//! The least time an engine is given to say hello.
+inline constexpr std::chrono::milliseconds kHelloTimeout{30000};
+
+//! How long to wait for each answer (the hello: at least kHelloTimeout), and the longest line an
+//! engine may write.
 struct ProcessSettings {
   std::chrono::milliseconds timeout{10000};
   std::size_t maxLine = std::size_t{256} << 20;
