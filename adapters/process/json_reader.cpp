@@ -43,18 +43,24 @@ bool JsonReader::consume(char c) {
   return true;
 }
 
-Result<bool> JsonReader::nextKey(std::string& key) {
+Result<bool> JsonReader::nextMember(char close) {
   skipSpace();
-  if (at_ < text_.size() && text_[at_] == '}') {
+  if (at_ < text_.size() && text_[at_] == close) {
     ++at_, --depth_;
     return false;
   }
   const std::uint64_t bit = std::uint64_t{1} << depth_;
   if (started_ & bit) {
-    if (at_ >= text_.size() || text_[at_] != ',') return error("expected ',' or '}'");
-    ++at_, skipSpace();
+    if (at_ >= text_.size() || text_[at_] != ',') return error(fmt::format("expected ',' or '{}'", close));
+    ++at_;
   }
   started_ |= bit;
+  return true;
+}
+
+Result<bool> JsonReader::nextKey(std::string& key) {
+  auto more = nextMember('}');
+  if (!more || !*more) return more;
   auto name = string();
   if (!name) return std::unexpected(name.error());
   key = std::move(*name);
@@ -64,20 +70,7 @@ Result<bool> JsonReader::nextKey(std::string& key) {
   return true;
 }
 
-Result<bool> JsonReader::nextElement() {
-  skipSpace();
-  if (at_ < text_.size() && text_[at_] == ']') {
-    ++at_, --depth_;
-    return false;
-  }
-  const std::uint64_t bit = std::uint64_t{1} << depth_;
-  if (started_ & bit) {
-    if (at_ >= text_.size() || text_[at_] != ',') return error("expected ',' or ']'");
-    ++at_;
-  }
-  started_ |= bit;
-  return true;
-}
+Result<bool> JsonReader::nextElement() { return nextMember(']'); }
 
 Result<std::string_view> JsonReader::string(std::string& scratch) {
   skipSpace();

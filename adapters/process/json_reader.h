@@ -42,6 +42,9 @@ class JsonReader {
  private:
   void skipSpace();
   bool consume(char c);
+  // Past the comma before the next member of the container being read (true), or past its end
+  // `close` (false).
+  Result<bool> nextMember(char close);
   Result<void> skipDepth(int depth);
   Result<void> literal(std::string_view word);
   Result<void> number();
