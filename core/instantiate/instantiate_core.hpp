@@ -35,7 +35,6 @@
   template std::string writeCase<T>(const Case<T>&);                                                           \
   template Result<Case<T>> caseFromJson<T>(const nlohmann::json&);                                             \
   template nlohmann::json caseToJson<T>(const Case<T>&);                                                       \
-  template Result<Tensor<T>> tensorFromJson<T>(const nlohmann::json&, const std::string&);                     \
   template Result<Tensor<T>> valuesFromJson<T>(const nlohmann::json&, const Shape&, const std::string&);       \
   template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \
   template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&); \

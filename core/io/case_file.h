@@ -54,11 +54,6 @@ nlohmann::json caseToJson(const Case<T>& c);
 template <class T>
 nlohmann::json packToJson(const Pack<T>& pack);
 
-//! A tensor written as packToJson writes each: a shape within the limits and one value per
-//! element, in the value grammar. Errors start with `where`.
-template <class T>
-Result<Tensor<T>> tensorFromJson(const nlohmann::json& tensor, const std::string& where);
-
 //! One value array for a tensor of `shape` (as a case's "values" holds them).
 template <class T>
 Result<Tensor<T>> valuesFromJson(const nlohmann::json& values, const Shape& shape, const std::string& where);

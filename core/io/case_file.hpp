@@ -361,16 +361,6 @@ Result<Case<T>> caseFromJson(const nlohmann::json& document) {
 }
 
 template <class T>
-Result<Tensor<T>> tensorFromJson(const nlohmann::json& tensor, const std::string& where) {
-  if (!tensor.is_object() || !tensor.contains("shape") || !tensor.contains("values") || tensor.size() != 2)
-    return fail(fmt::format("{}: a tensor must be {{\"shape\": [dims], \"values\": [strings]}}, got {}", where,
-                            tensor.dump().substr(0, 80)));
-  auto shape = io_detail::readShape(tensor["shape"], where + ": shape");
-  if (!shape) return std::unexpected(shape.error());
-  return io_detail::readTensorValues<T>(tensor["values"], *shape, where + ": values");
-}
-
-template <class T>
 Result<Tensor<T>> valuesFromJson(const nlohmann::json& values, const Shape& shape, const std::string& where) {
   return io_detail::readTensorValues<T>(values, shape, where);
 }

@@ -42,19 +42,8 @@ TYPED_TEST_SUITE(LibtorchEngine, IeeeCarriers);
 TYPED_TEST(LibtorchEngine, PassesEveryEnginePropertyInTheExactDomain) {
   using T = TypeParam;
   libtorch::Engine<T> engine;
-  props::EngineUnderTest<T> subject{engine, props::Policy::values, libtorch::profile()};
-  props::RunSettings settings{300, 1};
-  settings.domain = gen::Domain::exact;
-  std::vector<std::string> run;
-  for (const auto& property : props::propertiesFor<T>(gen::Domain::exact)) {
-    if (property.scope != props::Scope::engine) continue;
-    run.emplace_back(property.name);
-    props::PropertyRun result = props::runProperty(property, subject, settings);
-    EXPECT_EQ(result.unsupported, 0u) << property.name;
-    EXPECT_GT(result.compared(), 200u) << property.name;
-    EXPECT_TRUE(result.passed()) << property.name << ": " << result.whyNotPassed();
-  }
-  EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
+  testing::expectEveryEnginePropertyPassesInTheExactDomain<T>({engine, props::Policy::values, libtorch::profile()}, 300,
+                                                              200);
 }
 
 // mul(x, x): one tensor at x, two edges into it; its gradient is ct·x + ct·x = 2x.

@@ -464,20 +464,7 @@ TYPED_TEST(ReorderedOnIeee, PassesEveryEnginePropertyInTheExactDomainUnderValues
   using T = TypeParam;
   reordered::Engine<T> engine;
   const EngineProfile profile = reordered::profile();
-  props::EngineUnderTest<T> subject{engine, props::Policy::values, profile};
-  props::RunSettings settings{300, 1};
-  settings.domain = gen::Domain::exact;
-  std::vector<std::string> run;
-  for (const auto& property : props::propertiesFor<T>(gen::Domain::exact)) {
-    if (property.scope != props::Scope::engine) continue;
-    run.emplace_back(property.name);
-    props::PropertyRun result = props::runProperty(property, subject, settings);
-    EXPECT_EQ(result.unsupported, 0u);
-    EXPECT_GT(result.compared(), 250u) << property.name;
-    EXPECT_TRUE(result.passed()) << property.name << ": "
-                                 << result.whyNotPassed();
-  }
-  EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
+  testing::expectEveryEnginePropertyPassesInTheExactDomain<T>({engine, props::Policy::values, profile}, 300, 250);
 }
 
 TYPED_TEST(ReorderedOnIeee, FailsTheDefaultDomainUnderBitsWithOrderDifferencesTheSurveyClassifies) {

@@ -5,8 +5,14 @@
 #include <stdexcept>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
 #include "core/io/case_file.h"
 #include "properties/engine.h"
+#include "properties/runner.h"
 
 namespace tc::testing {
 
@@ -24,6 +30,25 @@ std::unique_ptr<const Execution<T>> compiledBy(const Engine<T>& engine, const Ca
   auto execution = engine.compile(c.graph, *c.inputs, c.data);
   if (!execution) throw std::runtime_error(std::string(engine.name()) + " does not compile it: " + execution.error().message);
   return std::move(*execution);
+}
+
+//! Every engine-scoped property on `cases` exact-domain cases (seed 1) passes on `subject`, none
+//! unsupported, each comparing more than `minCompared` of them, exact_reference among them.
+template <class T>
+void expectEveryEnginePropertyPassesInTheExactDomain(const props::EngineUnderTest<T>& subject, std::size_t cases,
+                                                     std::size_t minCompared) {
+  props::RunSettings settings{cases, 1};
+  settings.domain = gen::Domain::exact;
+  std::vector<std::string> run;
+  for (const auto& property : props::propertiesFor<T>(gen::Domain::exact)) {
+    if (property.scope != props::Scope::engine) continue;
+    run.emplace_back(property.name);
+    props::PropertyRun result = props::runProperty(property, subject, settings);
+    EXPECT_EQ(result.unsupported, 0u) << property.name;
+    EXPECT_GT(result.compared(), minCompared) << property.name;
+    EXPECT_TRUE(result.passed()) << property.name << ": " << result.whyNotPassed();
+  }
+  EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
 }
 
 }  // namespace tc::testing
