@@ -64,8 +64,8 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
 }
 
 template <class T>
-void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const EngineSource& engines,
-             const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
+void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const Program& program,
+             const EngineSource& engines, const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
@@ -83,32 +83,41 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
     if (options.survey)
       saveSurveyKinds<T>(row, engines, seed, options.saveDir);
     else if (row.run.failure)
-      reportFailure<T>(row, engines, seed, options.saveDir,
-                       fmt::format("tapecheck check {} --property {} --carrier {} {}{} --domain {} --policy {} "
+      reportFailure<T>(row, program, engines, seed, options.saveDir,
+                       fmt::format("{} check {} --property {} --carrier {} {}{} --domain {} --policy {} "
                                    "--seed {} --cases {}",
-                                   input.path, p.name, Carrier<T>::name, engines.flags(),
+                                   program.name, input.path, p.name, Carrier<T>::name, engines.flags(),
                                    options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
                                    props::policyName(judging.policy), seed, options.cases));
     rows.push_back(std::move(row));
   }
 }
 
+// A saved failure re-checked on its engine (isolated when it is not built in), so that the
+// positions that differ can be marked; or why it is not.
 template <class T>
-int showOn(const CaseInput& input, bool dot) {
+std::string recheck(const CaseInput& input, const Case<T>& loaded, const Program& program, props::Verdict& verdict) {
+  const auto* property = props::findProperty<T>(input.property);
+  if (!property) return "it is not a property on this carrier";
+  if (!input.engineCommand.empty()) return "its engine is another process: replay it with --engine-cmd";
+  if (!loaded.inputs) return "the file gives no input values";
+  std::string engine = input.engine.empty() ? program.engines.defaultName() : input.engine;
+  auto source = EngineSource::open({engine, "", 10, std::nullopt}, program.engines);
+  if (!source) return source.error().message;
+  if (!(*source)->runsOn(Carrier<T>::name)) return fmt::format("engine {} does not run on {}", engine, Carrier<T>::name);
+  const process::Hello* hello = (*source)->hello();
+  props::EngineUnderTest<T> subject{(*source)->engine<T>(), hello && hello->policy ? *hello->policy : props::Policy::bits,
+                                    hello ? hello->profile : specProfile()};
+  verdict = props::checkDocument(*property, subject, input.doc);
+  return "";
+}
+
+template <class T>
+int showOn(const CaseInput& input, bool dot, const Program& program) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
-  // A saved failure is re-checked, so that the positions that differ can be marked.
   props::Verdict verdict;
-  const auto* property = props::findProperty<T>(input.property);
-  std::string engine = input.engine.empty() ? "compiled" : input.engine;
-  bool knownEngine = std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), engine) !=
-                     std::end(kBuiltinEngineNames);
-  std::string notRechecked = !property        ? "it is not a property on this carrier"
-                             : !input.engineCommand.empty() ? "its engine is another process: replay it with --engine-cmd"
-                             : !knownEngine   ? "no built-in engine is named " + quote(engine)
-                             : !loaded->inputs ? "the file gives no input values"
-                                               : "";
-  if (notRechecked.empty()) verdict = props::checkDocument(*property, builtinEngine<T>(engine), input.doc);
+  std::string notRechecked = recheck<T>(input, *loaded, program, verdict);
   if (dot) {
     fmt::print("{}", props::formatCaseDot<T>(input.doc, verdict));
     return kSuccess;
@@ -126,7 +135,7 @@ int showOn(const CaseInput& input, bool dot) {
 
 }  // namespace
 
-int replayCase(const ReplayOptions& options) {
+int replayCase(const ReplayOptions& options, const Program& program) {
   auto input = readCaseInput(options.file);
   if (!input) return report(kUsage, input.error().message);
   auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
@@ -139,25 +148,31 @@ int replayCase(const ReplayOptions& options) {
                                       options.file, shellQuote(input->engineCommand)));
   std::string engineName;
   if (options.engineCommand.empty()) {
-    auto engine = chooseName("engine", options.engine, input->engine, "compiled", builtinEngineNames());
+    auto engine = chooseName("engine", options.engine, input->engine, program.engines.defaultName(), program.engines.names());
     if (!engine)
-      return report(kUsage, "replay: " + engine.error().message + "; name an engine in another process with --engine-cmd");
+      return report(kUsage, fmt::format("replay: {}{}; name an engine in another process with --engine-cmd",
+                                        engine.error().message,
+                                        options.engine.empty() ? " (the file was saved by a program that registers it)" : ""));
     engineName = *engine;
   }
   auto source = EngineSource::open({options.engineCommand.empty() ? engineName : options.engine, options.engineCommand,
-                                    options.engineTimeout});
+                                    options.engineTimeout, options.isolate},
+                                   program.engines);
   if (!source) return report(kUsage, "replay: " + source.error().message);
   auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
   if (!judging) return report(kUsage, "replay: " + judging.error().message);
+  if (!judging->profile.supportsCarrier(*carrier) || !(*source)->runsOn(*carrier))
+    return report(kUsage, fmt::format("replay: engine {} does not run on carrier {}", (*source)->description(), *carrier));
   return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey); });
 }
 
-int checkGraph(const CheckOptions& options) {
+int checkGraph(const CheckOptions& options, const Program& program) {
   auto input = readCaseInput(options.file);
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
-  auto source = EngineSource::open({options.engine, options.engineCommand, options.engineTimeout});
+  auto source =
+      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "check: " + source.error().message);
   auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
   if (!judging) return report(kUsage, "check: " + judging.error().message);
@@ -172,10 +187,15 @@ int checkGraph(const CheckOptions& options) {
   std::string firstError;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
+    if (!judging->profile.supportsCarrier(carrier) || !(*source)->runsOn(carrier)) {
+      if (options.carrier == carrier)
+        fmt::print("not checked on {}: engine {} does not run on it\n", carrier, (*source)->description());
+      continue;
+    }
     withCarrier(carrier, [&]<class T>() {
       auto loaded = loadOn<T>(*input);
       if (loaded) {
-        checkOn<T>(*input, *loaded, options, **source, *judging, seed, rows);
+        checkOn<T>(*input, *loaded, options, program, **source, *judging, seed, rows);
       } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);
@@ -195,7 +215,7 @@ int checkGraph(const CheckOptions& options) {
   return failed ? kFailed : kSuccess;
 }
 
-int showCase(const ShowOptions& options) {
+int showCase(const ShowOptions& options, const Program& program) {
   auto input = readCaseInput(options.file);
   if (!input) return report(kUsage, input.error().message);
   // Without a carrier named, the first one the graph loads on (rational unless it has, say, exp).
@@ -208,7 +228,7 @@ int showCase(const ShowOptions& options) {
       }
   auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
-  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot); });
+  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, program); });
 }
 
 }  // namespace tc::cli

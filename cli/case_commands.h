@@ -6,11 +6,14 @@
 
 namespace tc::cli {
 
+struct Program;
+
 //! Options of `tapecheck replay CASE`: names left empty come from the file's failure object.
 struct ReplayOptions {
   std::string file, property, carrier, engine;
   std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
+  std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";  //!< exact: exact_reference joins "all"
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
@@ -18,7 +21,7 @@ struct ReplayOptions {
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
-int replayCase(const ReplayOptions& options);
+int replayCase(const ReplayOptions& options, const Program& program);
 
 //! Options of `tapecheck check GRAPH`.
 struct CheckOptions {
@@ -27,6 +30,7 @@ struct CheckOptions {
   std::string carrier = "all", property = "all", engine;
   std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
+  std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";  //!< exact: dyadic random draws, and exact_reference joins the properties
   bool survey = false;          //!< tally every failure by kind instead of stopping at the first
@@ -37,7 +41,7 @@ struct CheckOptions {
 
 //! Runs every applicable property on the graph: with the file's values and seeds when it has
 //! them, plus `cases` random draws of the same shapes.
-int checkGraph(const CheckOptions& options);
+int checkGraph(const CheckOptions& options, const Program& program);
 
 //! Options of `tapecheck show FILE`.
 struct ShowOptions {
@@ -47,6 +51,6 @@ struct ShowOptions {
 
 //! Prints the listing of a case, or with `dot` a Graphviz picture; a saved failure's differing
 //! positions are marked.
-int showCase(const ShowOptions& options);
+int showCase(const ShowOptions& options, const Program& program);
 
 }  // namespace tc::cli

@@ -1,36 +1,40 @@
-// tapecheck: property-based verification of reverse-mode autograd, from the command line.
+// tapecheck's command line (cli/main.h): the commands, their options, and the engines they check.
+#include "cli/main.h"
+
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include "core/support/text.h"
 #include "properties/all.h"
-#include "cli/bench.h"
 #include "cli/case_commands.h"
+#include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
 #include "cli/grad.h"
-#include "cli/mutants.h"
 #include "cli/run.h"
+#include "cli/unsigned_option.h"
 #include "adapters/process/engine_process.h"
 #include "adapters/process/serve.h"
 #include "core/carriers/dispatch.h"
 #include "properties/engine.h"
 
+namespace tc::cli {
 namespace {
 
-// CLI11 reads "-1" into an unsigned option as 2^64 - 1: a count or seed must be written unsigned.
-const CLI::Validator kUnsigned(
-    [](std::string& text) {
-      return text.find_first_not_of("0123456789") == std::string::npos && !text.empty()
-                 ? std::string()
-                 : "must be a whole number, 0 or more, got " + text;
-    },
-    "UNSIGNED");
+// --engine on run, check, replay and serve: the program's engines, then the built-in ones.
+CLI::Option* addEngineName(CLI::App* command, std::string& engine, const EngineCatalog& engines, const std::string& help,
+                           const std::string& defaultText = "") {
+  return command
+      ->add_option("--engine", engine,
+                   fmt::format("{} (default: {}{})", help, defaultText, engines.defaultName()))
+      ->check(CLI::IsMember(engines.names()));
+}
 
 // The options `run` and `check` share: which properties, carriers and engine, the seed, and where
 // counterexamples go.
 void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, std::string& carrier,
-                        std::string& property, std::string& engine, std::string& saveDir, const std::string& carrierHelp) {
+                        std::string& property, std::string& engine, std::string& saveDir, const std::string& carrierHelp,
+                        const EngineCatalog& engines) {
   std::vector<std::string> carriers = tc::kCarrierNames;
   carriers.push_back("all");
   command->add_option("--seed", seed, "random seed (default: from the clock; printed)")->check(kUnsigned);
@@ -38,8 +42,7 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
   std::string names;
   for (std::string_view name : tc::props::allPropertyNames()) names += (names.empty() ? "" : ", ") + std::string(name);
   command->add_option("--property", property, "one property by name, or all: " + names);
-  command->add_option("--engine", engine, "the built-in engine the engine-scoped properties check")
-      ->check(CLI::IsMember(tc::builtinEngineNames()));
+  addEngineName(command, engine, engines, "the engine the engine-scoped properties check");
   command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
 }
 
@@ -58,14 +61,19 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
       ->check(CLI::IsMember({"default", "exact"}));
 }
 
-// An engine in another process instead of a built-in one (docs/engine-protocol.md).
-void addEngineCommand(CLI::App* command, std::string& engineCommand, double& timeout) {
+// An engine in another process instead of a named one (docs/engine-protocol.md), and isolation.
+void addEngineCommand(CLI::App* command, std::string& engineCommand, double& timeout, std::optional<bool>& isolate) {
   auto* cmd = command->add_option("--engine-cmd", engineCommand,
                                   "check the engine this shell command starts, speaking the engine protocol "
-                                  "(docs/engine-protocol.md) instead of a built-in engine");
+                                  "(docs/engine-protocol.md) instead of a named engine");
   cmd->excludes(command->get_option("--engine"));
-  command->add_option("--engine-timeout", timeout, "seconds to wait for each answer of --engine-cmd (default 10)")
+  command->add_option("--engine-timeout", timeout,
+                      "seconds to wait for each answer (each case) of an engine in another process")
       ->check(CLI::Range(0.001, 86400.0));
+  command->add_flag_function(
+      "--isolate,!--no-isolate", [&isolate](std::int64_t count) { isolate = count > 0; },
+      "run the engine in a forked copy of this program, so that a crash or a hang fails the case instead of "
+      "ending the run (default: on for an engine that is not built in)");
 }
 
 void addSurvey(CLI::App* command, bool& survey) {
@@ -74,12 +82,25 @@ void addSurvey(CLI::App* command, bool& survey) {
                     "one shrunk example saved per kind");
 }
 
+// The name printed command lines call the program by: "tapecheck", "minigrad_check".
+std::string programName(const char* argv0) {
+  std::string path = argv0 && *argv0 ? argv0 : "tapecheck";
+  return path.substr(path.find_last_of('/') + 1);
+}
+
+// Serves an engine on standard input and output: a built-in one, or one the program registered.
+int serveEngine(const std::string& name, const EngineCatalog& engines) {
+  const NamedEngine* registered = engines.registered(name);
+  if (!registered) return process::serve(name, 0, stdout);
+  return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, 0, stdout);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  using namespace tc::cli;
-  using tc::kCarrierNames;
-  CLI::App app{"tapecheck: exact property-based checks for reverse-mode autograd"};
+int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<ExtraCommand> extra) {
+  const Program program{programName(argc > 0 ? argv[0] : nullptr), EngineCatalog(std::move(engines))};
+  const EngineCatalog& catalog = program.engines;
+  CLI::App app{program.name + ": exact property-based checks for reverse-mode autograd"};
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();  // --help shows every default
 
@@ -96,7 +117,7 @@ int main(int argc, char** argv) {
   RunOptions run;
   auto* runCommand = app.add_subcommand("run", "Check every property on every carrier with generated cases (the main job)");
   runCommand->add_option("--cases", run.cases, "generated cases per property and carrier")->check(CLI::Range(1, 1000000));
-  addPropertyChoices(runCommand, run.seed, run.carrier, run.property, run.engine, run.saveDir, "one carrier, or all");
+  addPropertyChoices(runCommand, run.seed, run.carrier, run.property, run.engine, run.saveDir, "one carrier, or all", catalog);
   runCommand->add_option("--max-size", run.maxSize, "largest generated case size, 0 to 100 (scales the node count)")
       ->check(CLI::Range(0, 100));
   runCommand->add_option("--shard", run.shard,
@@ -105,7 +126,7 @@ int main(int argc, char** argv) {
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
   addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
-  addEngineCommand(runCommand, run.engineCommand, run.engineTimeout);
+  addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate);
   addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
@@ -113,9 +134,9 @@ int main(int argc, char** argv) {
   replayCommand->add_option("CASE", replay.file, "a case file, e.g. one saved by tapecheck run")->required();
   replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
-  replayCommand->add_option("--engine", replay.engine, "default: the file's failure.engine, else compiled");
+  addEngineName(replayCommand, replay.engine, catalog, "the engine to replay on", "the file's failure.engine, else ");
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
-  addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout);
+  addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
 
   CheckOptions check;
@@ -124,9 +145,9 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--cases", check.cases, "random input and seed draws besides the file's own values")
       ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
-                     "one carrier, or all (those the graph loads on)");
+                     "one carrier, or all (those the graph loads on)", catalog);
   addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
-  addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout);
+  addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate);
   addSurvey(checkCommand, check.survey);
 
   ShowOptions show;
@@ -135,40 +156,23 @@ int main(int argc, char** argv) {
   showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else rational");
   showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
 
-  MutantsOptions mutants;
-  auto* mutantsCommand = app.add_subcommand("mutants", "Run the default suite once per built-in mutant (mutant builds only)");
-  mutantsCommand->add_option("--cases", mutants.cases, "cases per property")->check(CLI::Range(1, 1000000));
-  mutantsCommand->add_option("--seed", mutants.seed, "random seed of every run")->check(kUnsigned);
-  mutantsCommand->add_option("--format", mutants.format, "text, or json (one object per mutant, then a summary line)")
-      ->check(CLI::IsMember({"text", "json"}));
-  mutantsCommand->add_option("--timeout", mutants.timeoutSeconds, "seconds per mutant before it counts as not killed")
-      ->check(CLI::Range(1.0, 86400.0));
-  mutantsCommand->add_option("--only", mutants.only, "comma-separated mutant ids (default: all)");
-
-  std::string serveEngine = "compiled";
+  std::string serveName;
   auto* serveCommand = app.add_subcommand(
-      "serve", "Answer the engine protocol on stdin/stdout with a built-in engine (docs/engine-protocol.md)");
-  serveCommand->add_option("--engine", serveEngine, "the built-in engine that answers")
-      ->check(CLI::IsMember(tc::builtinEngineNames()));
+      "serve", "Answer the engine protocol on stdin/stdout with an engine (docs/engine-protocol.md)");
+  addEngineName(serveCommand, serveName, catalog, "the engine that answers");
 
-  BenchOptions bench;
-  auto* benchCommand = app.add_subcommand("bench", "Time the compiled passes on a synthetic workload (JSON lines)");
-  benchCommand->add_option("WORKLOAD", bench.workload, "relu-chain, single-output or mlp")
-      ->required()
-      ->check(CLI::IsMember({"relu-chain", "single-output", "mlp"}));
-  benchCommand->add_option("--nodes", bench.nodes, "graph size (relu-chain, single-output)");
-  benchCommand->add_option("--support", bench.support, "nodes the output depends on (single-output)");
-  benchCommand->add_option("--carrier", bench.carrier, "double (relu-chain, mlp); rational or modp (single-output)");
-  benchCommand->add_option("--repeat", bench.repeat, "runs per figure; the median is printed");
-  benchCommand->add_option("--width", bench.width, "layer width (mlp)");
-  benchCommand->add_option("--depth", bench.depth, "layers (mlp)");
+  std::vector<std::pair<CLI::App*, std::function<int()>>> extraCommands;
+  for (const ExtraCommand& command : extra) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    extraCommands.emplace_back(sub, command.add(*sub));
+  }
 
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> commands;
     for (const CLI::App* command : app.get_subcommands({})) commands.push_back(command->get_name());
     if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
-      return report(kUsage, fmt::format("no command {}; the commands are: {} (run 'tapecheck --help')",
-                                        tc::quote(argv[1]), fmt::join(commands, ", ")));
+      return report(kUsage, fmt::format("no command {}; the commands are: {} (run '{} --help')", quote(argv[1]),
+                                        fmt::join(commands, ", "), program.name));
   }
   try {
     app.parse(argc, argv);
@@ -177,21 +181,23 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return report(kUsage, std::string(e.what()) + " (run 'tapecheck --help')");
+    return report(kUsage, fmt::format("{} (run '{} --help')", e.what(), program.name));
   }
   try {
     if (*gradCommand) return runGrad(grad);
-    if (*runCommand) return runProperties(run);
-    if (*replayCommand) return replayCase(replay);
-    if (*checkCommand) return checkGraph(check);
-    if (*showCommand) return showCase(show);
-    if (*mutantsCommand) return runMutants(mutants);
-    if (*benchCommand) return runBench(bench);
-    if (*serveCommand) return tc::process::serve(serveEngine, 0, stdout);
-  } catch (const tc::process::ProtocolError& e) {
+    if (*runCommand) return runProperties(run, program);
+    if (*replayCommand) return replayCase(replay, program);
+    if (*checkCommand) return checkGraph(check, program);
+    if (*showCommand) return showCase(show, program);
+    if (*serveCommand) return serveEngine(serveName.empty() ? catalog.defaultName() : serveName, catalog);
+    for (const auto& [command, runs] : extraCommands)
+      if (*command) return runs();
+  } catch (const process::ProtocolError& e) {
     return report(kUsage, e.what());
   } catch (const std::exception& e) {
     return report(kUsage, std::string("internal error: ") + e.what());
   }
   return kUsage;
 }
+
+}  // namespace tc::cli

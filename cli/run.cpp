@@ -81,11 +81,12 @@ class Progress {
 //! carriers the profile supports; for an engine in another process, only the engine-scoped ones
 //! (the others check tapecheck's own runtime).
 std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const Judging& judging,
-                                                             bool engineScopedOnly) {
+                                                             const EngineSource& source) {
+  const bool engineScopedOnly = source.external();
   std::vector<std::pair<std::string, std::string>> rows;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
-    if (!judging.profile.supportsCarrier(carrier)) continue;
+    if (!judging.profile.supportsCarrier(carrier) || !source.runsOn(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
       for (const auto& property : props::propertiesFor<T>(judging.domain))
         if ((options.property == "all" || options.property == property.name) &&
@@ -98,8 +99,8 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 }
 
 template <class T>
-void runRow(const std::string& property, const RunOptions& options, const EngineSource& source, const Judging& judging,
-            RunReport& report, CarrierCoverage& coverage) {
+void runRow(const std::string& property, const RunOptions& options, const Program& program, const EngineSource& source,
+            const Judging& judging, RunReport& report, CarrierCoverage& coverage) {
   const Engine<T>& engine = source.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, judging.domain};
@@ -108,10 +109,10 @@ void runRow(const std::string& property, const RunOptions& options, const Engine
   if (options.survey)
     saveSurveyKinds<T>(row, source, report.seed, options.saveDir);
   else if (row.run.failure)
-    reportFailure<T>(row, source, report.seed, options.saveDir,
-                     fmt::format("tapecheck run --property {} --carrier {} {}{} --domain {} --policy {} --seed {} "
+    reportFailure<T>(row, program, source, report.seed, options.saveDir,
+                     fmt::format("{} run --property {} --carrier {} {}{} --domain {} --policy {} --seed {} "
                                  "--cases {} --max-size {}",
-                                 property, Carrier<T>::name, source.flags(),
+                                 program.name, property, Carrier<T>::name, source.flags(),
                                  options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
                                  props::policyName(judging.policy), report.seed, options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
@@ -155,19 +156,20 @@ bool writeFile(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-int runProperties(const RunOptions& options) {
+int runProperties(const RunOptions& options, const Program& program) {
   auto names = props::allPropertyNames();
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
     return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
                                       fmt::join(names, ", ")));
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
-  auto source = EngineSource::open({options.engine, options.engineCommand, options.engineTimeout});
+  auto source =
+      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "run: " + source.error().message);
   auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
   if (!judging) return report(kUsage, "run: " + judging.error().message);
   const EngineProfile& profile = judging->profile;
-  auto planned = plannedRows(options, *judging, (*source)->external());
+  auto planned = plannedRows(options, *judging, **source);
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
                                       profile.carriers.empty() ? "" : " among the profile's carriers"));
@@ -176,7 +178,7 @@ int runProperties(const RunOptions& options) {
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.maxSize = options.maxSize;
-  result.engine = (*source)->external() ? options.engineCommand : std::string(options.engine.empty() ? "compiled" : options.engine);
+  result.engine = (*source)->command().empty() ? (*source)->name() : (*source)->command();
   result.policy = props::policyName(judging->policy), result.survey = options.survey, result.domain = options.domain;
   result.profile = profileToJson(profile);
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
@@ -202,7 +204,7 @@ int runProperties(const RunOptions& options) {
         return 0;
       });
     withCarrier(carrier, [&]<class T>() {
-      runRow<T>(property, options, **source, *judging, result, result.coverage.back());
+      runRow<T>(property, options, program, **source, *judging, result, result.coverage.back());
       return 0;
     });
     progress.step(property + " " + carrier);

@@ -5,15 +5,18 @@
 
 namespace tc::cli {
 
+struct Program;
+
 //! Options of `tapecheck run`.
 struct RunOptions {
   std::size_t cases = 100;
   std::optional<std::uint64_t> seed;  //!< default: from the clock, printed so a run can be repeated
   std::string carrier = "all";
   std::string property = "all";
-  std::string engine;                  //!< a built-in engine; empty: compiled, unless engineCommand is given
+  std::string engine;                  //!< an engine by name; empty: the program's default, unless engineCommand is given
   std::string engineCommand;           //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;           //!< seconds to wait for each of its answers
+  std::optional<bool> isolate;         //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;                  //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain = "default";      //!< which cases are generated: default or exact
   std::string profileFile;             //!< the engine's profile as JSON; empty: the `spec` profile
@@ -26,6 +29,6 @@ struct RunOptions {
 };
 
 //! Runs every property on every carrier and prints the table; returns the exit status.
-int runProperties(const RunOptions& options);
+int runProperties(const RunOptions& options, const Program& program);
 
 }  // namespace tc::cli

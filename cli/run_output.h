@@ -39,17 +39,17 @@ template <class T>
 nlohmann::json failureObject(const std::string& property, const EngineSource& source, std::uint64_t seed,
                              const std::string& why) {
   nlohmann::json failure{{"property", property}, {"carrier", Carrier<T>::name},
-                         {"engine", std::string(source.engine<T>().name())}, {"seed", seed}, {"why", why}};
-  if (source.external()) failure["engine_cmd"] = source.command();
+                         {"engine", source.name()}, {"seed", seed}, {"why", why}};
+  if (!source.command().empty()) failure["engine_cmd"] = source.command();
   return failure;
 }
 
 // Prints the shrunk counterexample, saves it as "<dir>/<property>-<carrier>-<seed>.json" with its
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
 template <class T>
-void reportFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir,
-                   const std::string& rerun) {
-  const std::string_view engine = source.engine<T>().name();
+void reportFailure(RunRow& row, const Program& program, const EngineSource& source, std::uint64_t seed,
+                   const std::string& saveDir, const std::string& rerun) {
+  const std::string_view engine = source.name();
   const props::Counterexample& failure = *row.run.failure;
   const std::string_view carrier = Carrier<T>::name;
   row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
@@ -59,7 +59,8 @@ void reportFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, 
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
   if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
     row.savedFile = file;
-    fmt::print("saved: {}\nreplay: tapecheck replay {}{}\n", file, file, source.external() ? " " + source.flags() : "");
+    fmt::print("saved: {}\nreplay: {} replay {}{}\n", file, program.name, file,
+               source.command().empty() ? "" : " " + source.flags());
   } else {
     fmt::print("could not save the counterexample to {}\n", file);
   }

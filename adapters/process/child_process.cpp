@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -26,12 +27,17 @@ void closeFd(int& fd) {
 
 void setNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-// In the child between fork and exec: only async-signal-safe calls.
-[[noreturn]] void execChild(const char* command, int in, int out, int err, pid_t parent) {
+// In the child, first thing: its own process group, killed with tapecheck.
+void becomeChild(pid_t parent) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-  ::signal(SIGPIPE, SIG_DFL);               // an ignored disposition would survive exec
+  ::signal(SIGPIPE, SIG_DFL);
+}
+
+// In the child between fork and exec: only async-signal-safe calls.
+[[noreturn]] void execChild(const char* command, int in, int out, int err, pid_t parent) {
+  becomeChild(parent);  // SIGPIPE back to its default: an ignored disposition would survive exec
   if (::dup2(in, 0) < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
   ::execl("/bin/sh", "sh", "-c", command, static_cast<char*>(nullptr));
   ::_exit(127);
@@ -49,32 +55,69 @@ std::string shellLine(const std::string& command) {
   return syntax || assignment || firstWord == std::string::npos ? command : "exec " + command;
 }
 
+// The three pipes of a child (standard input, output, error), both ends close-on-exec.
+struct Pipes {
+  int in[2], out[2], err[2];
+  void closeAll() const {
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+  }
+};
+
+Result<Pipes> openPipes() {
+  ::signal(SIGPIPE, SIG_IGN);  // a child that exits while we write must not kill us
+  Pipes pipes;
+  int* ends[] = {pipes.in, pipes.out, pipes.err};
+  for (int k = 0; k < 3; ++k) {
+    if (::pipe2(ends[k], O_CLOEXEC) == 0) continue;
+    std::string why = std::strerror(errno);
+    for (int j = 0; j < k; ++j) ::close(ends[j][0]), ::close(ends[j][1]);
+    return fail("cannot create a pipe: " + why);
+  }
+  return pipes;
+}
+
 }  // namespace
 
 Result<ChildProcess> ChildProcess::start(const std::string& command) {
-  ::signal(SIGPIPE, SIG_IGN);  // a child that exits while we write must not kill us
-  int in[2], out[2], err[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return fail(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]), ::close(in[1]);
-    return fail(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    ::close(in[0]), ::close(in[1]), ::close(out[0]), ::close(out[1]);
-    return fail(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  }
-  const pid_t parent = ::getpid();
   const std::string line = shellLine(command);  // built before fork: the child only execs
+  return launch([&](const int* in, const int* out, const int* err, pid_t parent) {
+    execChild(line.c_str(), in[0], out[1], err[1], parent);
+  });
+}
+
+Result<ChildProcess> ChildProcess::fork(const std::function<int(int in, std::FILE* out)>& body) {
+  std::fflush(nullptr);  // what is buffered would be written twice, by both processes
+  return launch([&](const int* in, const int* out, const int* err, pid_t parent) {
+    becomeChild(parent);
+    // The protocol has its own pipe: what the engine prints goes to the error tail.
+    if (::dup2(err[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
+    for (int fd : {in[1], out[0], err[0], err[1]}) ::close(fd);  // no exec closes them here
+    std::FILE* protocol = ::fdopen(out[1], "w");
+    if (!protocol) ::_exit(127);
+    int status = body(in[0], protocol);
+    std::fflush(nullptr);
+    ::_exit(status);
+  });
+}
+
+Result<ChildProcess> ChildProcess::launch(
+    const std::function<void(const int* in, const int* out, const int* err, pid_t parent)>& inChild) {
+  auto pipes = openPipes();
+  if (!pipes) return std::unexpected(pipes.error());
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) ::close(fd);
+    pipes->closeAll();
     return fail(fmt::format("cannot start a process: {}", std::strerror(errno)));
   }
-  if (pid == 0) execChild(line.c_str(), in[0], out[1], err[1], parent);
+  if (pid == 0) {
+    inChild(pipes->in, pipes->out, pipes->err, parent);
+    ::_exit(127);
+  }
   ::setpgid(pid, pid);  // also here, so the group exists whichever side runs first
-  ::close(in[0]), ::close(out[1]), ::close(err[1]);
+  ::close(pipes->in[0]), ::close(pipes->out[1]), ::close(pipes->err[1]);
   ChildProcess child;
-  child.pid_ = pid, child.in_ = in[1], child.out_ = out[0], child.err_ = err[0];
+  child.pid_ = pid, child.in_ = pipes->in[1], child.out_ = pipes->out[0], child.err_ = pipes->err[0];
   for (int fd : {child.in_, child.out_, child.err_}) setNonBlocking(fd);
   return child;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A child process spoken to in lines: its standard input and output are pipes, its standard error
-// is kept (the last lines, for messages). POSIX (Linux): the child runs `/bin/sh -c COMMAND` in a
-// process group of its own and is killed with that group when this object goes. A simple command
+// is kept (the last lines, for messages). POSIX (Linux): the child runs `/bin/sh -c COMMAND`, or a
+// function of this program in a forked copy of it, in a process group of its own, and is killed
+// with that group when this object goes. A simple command
 // (`python3 engine.py --flag`) is exec'd by the shell, so the kernel also kills it when tapecheck
 // dies (PR_SET_PDEATHSIG); a command with shell syntax (`cd x && ./engine`) loses only that last
 // guarantee, and its engine still sees its input end.
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +32,10 @@ class ChildProcess {
  public:
   //! Starts `/bin/sh -c command`. Fails only when the system cannot (pipes, fork).
   static Result<ChildProcess> start(const std::string& command);
+  //! Forks this process; the copy runs `body` with the file descriptor of its input and a stream
+  //! for its output, and exits with what `body` returns. The copy's standard output and error both
+  //! go to the kept error tail. This process must have one thread (tapecheck has).
+  static Result<ChildProcess> fork(const std::function<int(int in, std::FILE* out)>& body);
 
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
@@ -54,6 +61,9 @@ class ChildProcess {
 
  private:
   ChildProcess() = default;
+  // Forks with the three pipes; the child runs `inChild` with them and never returns.
+  static Result<ChildProcess> launch(
+      const std::function<void(const int* in, const int* out, const int* err, pid_t parent)>& inChild);
   bool pump(std::chrono::steady_clock::time_point deadline);
   void drainError();
   bool reap(bool block);

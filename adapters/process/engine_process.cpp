@@ -47,7 +47,10 @@ Result<Hello> helloFromJson(const nlohmann::json& hello) {
 }
 
 EngineProcess::EngineProcess(std::string command, ProcessSettings settings)
-    : command_(std::move(command)), settings_(settings) {}
+    : command_(command), launch_([command] { return ChildProcess::start(command); }), settings_(settings) {}
+
+EngineProcess::EngineProcess(std::string label, Launcher launch, ProcessSettings settings)
+    : command_(std::move(label)), launch_(std::move(launch)), settings_(settings) {}
 
 EngineProcess::~EngineProcess() {
   if (child_) child_->stop();
@@ -67,7 +70,7 @@ const Hello& EngineProcess::hello() {
 }
 
 void EngineProcess::start() {
-  auto child = ChildProcess::start(command_);
+  auto child = launch_();
   if (!child) throw ProtocolError(fmt::format("cannot start engine {}: {}", quote(command_, 80), child.error().message));
   child_.emplace(std::move(*child));
   ++starts_, linesRead_ = 0;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <cstddef>
 #include <optional>
@@ -58,10 +59,17 @@ struct Fault {
   std::string message;
 };
 
-//! An engine command, started on first use and restarted after a fault.
+//! Starts an engine's process (ChildProcess::start or ChildProcess::fork).
+using Launcher = std::function<Result<ChildProcess>()>;
+
+//! An engine command, or a function of this program in a forked copy (an engine isolated from
+//! tapecheck), started on first use and restarted after a fault.
 class EngineProcess {
  public:
+  //! The engine `/bin/sh -c command` starts.
   EngineProcess(std::string command, ProcessSettings settings = {});
+  //! The engine `launch` starts; `label` names it in messages.
+  EngineProcess(std::string label, Launcher launch, ProcessSettings settings = {});
   ~EngineProcess();
   EngineProcess(const EngineProcess&) = delete;
   EngineProcess& operator=(const EngineProcess&) = delete;
@@ -82,6 +90,7 @@ class EngineProcess {
   std::vector<std::variant<Answer, Fault>> exchange(const std::vector<std::string>& bodies);
   //! "engine 'CMD', output line N: " — the start of a protocol error's message.
   std::string where(std::size_t line) const;
+  //! The command, or the label of a launched engine.
   const std::string& command() const { return command_; }
   //! How many times the engine was started.
   std::size_t starts() const { return starts_; }
@@ -101,6 +110,7 @@ class EngineProcess {
   [[noreturn]] void protocolError(std::size_t line, const std::string& why) const;
 
   std::string command_;
+  Launcher launch_;
   ProcessSettings settings_;
   std::optional<ChildProcess> child_;
   std::optional<Hello> hello_;

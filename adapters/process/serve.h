@@ -21,13 +21,18 @@ struct ServedEngines {
   const Engine<double>* ieeeDouble = nullptr;
   const Engine<float>* ieeeFloat = nullptr;
 
+  //! The engine of carrier T, as a slot to read or set.
   template <class T>
-  const Engine<T>* get() const {
+  const Engine<T>*& slot() {
     if constexpr (std::is_same_v<T, Rational>) return rational;
     else if constexpr (std::is_same_v<T, RationalNoEq>) return rationalNoEq;
     else if constexpr (std::is_same_v<T, ModP>) return modp;
     else if constexpr (std::is_same_v<T, double>) return ieeeDouble;
     else return ieeeFloat;
+  }
+  template <class T>
+  const Engine<T>* get() const {
+    return const_cast<ServedEngines*>(this)->slot<T>();
   }
 };
 

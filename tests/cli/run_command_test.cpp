@@ -131,7 +131,7 @@ namespace {
 TEST(CommandLine, AnUnknownCommandListsTheCommands) {
   CommandRun run = runTapecheck("frob");
   EXPECT_EQ(run.status, 2);
-  EXPECT_EQ(run.err, "tapecheck: no command 'frob'; the commands are: grad, run, replay, check, show, mutants, serve, "
+  EXPECT_EQ(run.err, "tapecheck: no command 'frob'; the commands are: grad, run, replay, check, show, serve, mutants, "
                      "bench (run 'tapecheck --help')\n");
 }
 

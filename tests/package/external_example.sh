@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CMake package as another project uses it: install tapecheck to a fresh prefix, build
-# examples/engine against it from a clean directory, check that minigrad passes, and that its
-# bug switch produces a shrunk counterexample.
+# examples/engine (minigrad on tapecheck::main) against it from a clean directory, check that
+# minigrad passes, that its buggy twin gives a shrunk counterexample, and that the saved file
+# replays on the engine that failed (and holds on the correct one).
 #   external_example.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build="$1" source="$2"
@@ -10,11 +11,34 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 cmake -S "$source/examples/engine" -B "$work/example" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
 cmake --build "$work/example" > "$work/build.log"
-"$work/example/minigrad_check" --cases 50 > "$work/clean.txt"
-grep -q "minigrad passes every engine property" "$work/clean.txt"
-status=0
-"$work/example/minigrad_check" --cases 50 --bug > "$work/bug.txt" || status=$?
-cat "$work/bug.txt"
-[ "$status" -eq 1 ] || { echo "expected status 1 with --bug, got $status"; exit 1; }
-grep -q "shrunk in .* steps from .* to [123] nodes" "$work/bug.txt"
-echo "external example: builds against the installed package, passes, and --bug shrinks"
+check="$work/example/minigrad_check"
+
+expect_status() {  # expect_status WANTED OUTPUT_FILE COMMAND...
+  local wanted="$1" out="$2" status=0
+  shift 2
+  "$@" > "$out" 2>&1 || status=$?
+  [ "$status" -eq "$wanted" ] || { cat "$out"; echo "expected status $wanted from: $*; got $status"; exit 1; }
+}
+expect_text() {  # expect_text OUTPUT_FILE EXTENDED_REGEX
+  grep -Eq -- "$2" "$1" || { cat "$1"; echo "expected /$2/ in $1"; exit 1; }
+}
+
+expect_status 0 "$work/clean.txt" "$check" run --cases 50 --seed 1 --quiet
+expect_text "$work/clean.txt" "all passed"
+
+expect_status 1 "$work/bug.txt" "$check" run --engine minigrad-bug --carrier rational --cases 50 --seed 1 \
+  --property compileChecked_backwardDenseFrom --save-failures "$work/failures"
+expect_text "$work/bug.txt" "engine minigrad-bug \(isolated\)"
+expect_text "$work/bug.txt" "shrunk in [0-9]+ steps? from [0-9]+ to [123] nodes"
+saved="$work/failures/compileChecked_backwardDenseFrom-rational-1.json"
+expect_text "$work/bug.txt" "replay: minigrad_check replay $saved"
+
+expect_status 1 "$work/replay.txt" "$check" replay "$saved"
+expect_text "$work/replay.txt" "with engine minigrad-bug \(isolated\)"
+expect_text "$work/replay.txt" "compileChecked_backwardDenseFrom +FAIL"
+expect_status 0 "$work/replay-correct.txt" "$check" replay "$saved" --engine minigrad
+expect_text "$work/replay-correct.txt" "compileChecked_backwardDenseFrom +pass"
+# tapecheck itself does not know the engine, and says so rather than replaying on another.
+expect_status 2 "$work/replay-tapecheck.txt" "$work/prefix/bin/tapecheck" replay "$saved"
+expect_text "$work/replay-tapecheck.txt" "no engine named 'minigrad-bug'"
+echo "external example: builds on tapecheck::main, passes, its bug shrinks, and the saved case replays on its engine"
