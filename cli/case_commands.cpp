@@ -7,6 +7,7 @@
 #include "cli/case_input.h"
 #include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
+#include "cli/output_files.h"
 #include "cli/run_output.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
@@ -79,7 +80,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
-               {}, {}, {}};
+               {}, {}, {}, {}};
     if (options.survey)
       saveSurveyKinds<T>(row, engines, seed, options.saveDir);
     else if (row.run.failure)
@@ -171,6 +172,8 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
+  if (auto saves = checkDirectoryPath("--save-failures", options.saveDir); !saves)
+    return report(kUsage, "check: " + saves.error().message);
   auto source =
       EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "check: " + source.error().message);
@@ -212,6 +215,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   for (const RunRow& row : rows) failed += !row.run.passed(), total += row.run.cases;
   fmt::print("\n{} properties x carriers, {} cases, seed {}: {}\n", rows.size(), total, seed,
              failed ? fmt::format("{} FAILED", failed) : std::string("all passed"));
+  if (reportSaveErrors(rows)) return kUsage;
   return failed ? kFailed : kSuccess;
 }
 

@@ -43,7 +43,8 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
   for (std::string_view name : tc::props::allPropertyNames()) names += (names.empty() ? "" : ", ") + std::string(name);
   command->add_option("--property", property, "one property by name, or all: " + names);
   addEngineName(command, engine, engines, "the engine the engine-scoped properties check");
-  command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved");
+  command->add_option("--save-failures", saveDir, "where shrunk counterexamples are saved (created when needed)")
+      ->check(kNonEmptyPath);
 }
 
 // How the engine's results are judged and on which cases, shared by run, check and replay.
@@ -122,8 +123,9 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
       ->check(CLI::Range(0, 100));
   runCommand->add_option("--shard", run.shard,
                          "I/N: run only rows I, I+N, ... (default: GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS when set)");
-  runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file");
-  runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file");
+  runCommand->add_option("--json", run.jsonFile, "write the results as JSON to this file")->check(kNonEmptyPath);
+  runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file")
+      ->check(kNonEmptyPath);
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
   addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
   addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate);

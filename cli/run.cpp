@@ -15,6 +15,7 @@
 #include "cli/case_input.h"
 #include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
+#include "cli/output_files.h"
 #include "cli/run_output.h"
 #include "cli/run_report.h"
 #include "core/carriers/dispatch.h"
@@ -105,7 +106,7 @@ void runRow(const std::string& property, const RunOptions& options, const Progra
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, judging.domain};
   RunRow row{property, std::string(Carrier<T>::name),
-             props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}};
+             props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}, {}};
   if (options.survey)
     saveSurveyKinds<T>(row, source, report.seed, options.saveDir);
   else if (row.run.failure)
@@ -116,6 +117,16 @@ void runRow(const std::string& property, const RunOptions& options, const Progra
                                  options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
                                  props::policyName(judging.policy), report.seed, options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
+}
+
+// The files the run will write, checked before it starts.
+Result<void> checkOutputPaths(const RunOptions& options) {
+  if (auto saves = checkDirectoryPath("--save-failures", options.saveDir); !saves) return saves;
+  if (!options.jsonFile.empty())
+    if (auto json = checkFilePath("--json", options.jsonFile); !json) return json;
+  if (!options.junitFile.empty())
+    if (auto junit = checkFilePath("--junit", options.junitFile); !junit) return junit;
+  return {};
 }
 
 // The share of cases in each category per carrier, "!" where a floor is missed.
@@ -149,11 +160,6 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
   return out;
 }
 
-bool writeFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  return static_cast<bool>(out << text);
-}
-
 }  // namespace
 
 int runProperties(const RunOptions& options, const Program& program) {
@@ -163,6 +169,7 @@ int runProperties(const RunOptions& options, const Program& program) {
                                       fmt::join(names, ", ")));
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
+  if (auto where = checkOutputPaths(options); !where) return report(kUsage, "run: " + where.error().message);
   auto source =
       EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "run: " + source.error().message);
@@ -223,10 +230,14 @@ int runProperties(const RunOptions& options, const Program& program) {
   if (!result.coverageShortfalls.empty()) verdict += ", coverage below floor";
   fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,
              result.seconds, total / std::max(result.seconds, 1e-9), result.seed, verdict);
-  if (!options.jsonFile.empty() && !writeFile(options.jsonFile, runReportJson(result)))
-    return report(kUsage, fmt::format("run: cannot write {}", quote(options.jsonFile)));
-  if (!options.junitFile.empty() && !writeFile(options.junitFile, runReportJunit(result, coverageTable)))
-    return report(kUsage, fmt::format("run: cannot write {}", quote(options.junitFile)));
+  std::size_t errors = reportSaveErrors(result.rows);
+  if (!options.jsonFile.empty())
+    if (auto written = writeWhole(options.jsonFile, runReportJson(result)); !written)
+      ++errors, report(kUsage, "run: --json: " + written.error().message);
+  if (!options.junitFile.empty())
+    if (auto written = writeWhole(options.junitFile, runReportJunit(result, coverageTable)); !written)
+      ++errors, report(kUsage, "run: --junit: " + written.error().message);
+  if (errors) return kUsage;
   return result.passed() ? kSuccess : kFailed;
 }
 

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/exit_codes.h"
+#include "cli/output_files.h"
 #include "core/io/document_format.h"
+#include "core/support/text.h"
 
 namespace tc::cli {
 
@@ -26,12 +29,20 @@ std::string formatTable(const std::vector<RunRow>& rows) {
   return out;
 }
 
-bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure) {
+Result<void> saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure) {
   doc["failure"] = failure;
-  std::error_code ignored;
-  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ignored);
-  std::ofstream out(file);
-  return static_cast<bool>(out << formatCaseDocument(doc));
+  std::error_code error;
+  const std::filesystem::path directory = std::filesystem::path(file).parent_path();
+  if (!directory.empty() && !std::filesystem::create_directories(directory, error) && error)
+    return fail(fmt::format("cannot create {}: {}", quote(directory.string()), error.message()));
+  return writeWhole(file, formatCaseDocument(doc));
+}
+
+std::size_t reportSaveErrors(const std::vector<RunRow>& rows) {
+  std::size_t errors = 0;
+  for (const RunRow& row : rows)
+    for (const std::string& error : row.saveErrors) report(kUsage, "could not save a counterexample: " + error), ++errors;
+  return errors;
 }
 
 std::string formatSurvey(const std::vector<RunRow>& rows) {

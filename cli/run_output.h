@@ -30,8 +30,11 @@ std::string formatTable(const std::vector<RunRow>& rows);
 //! the saved example).
 std::string formatSurvey(const std::vector<RunRow>& rows);
 
-//! Writes `doc` with its failure object to `file`; false when it cannot be written.
-bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure);
+//! Writes `doc` with its failure object to `file` (whole or not at all), creating its directory.
+Result<void> saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure);
+
+//! Prints each row's save error on stderr (after the verdicts, which stand); returns how many.
+std::size_t reportSaveErrors(const std::vector<RunRow>& rows);
 
 //! The failure object of a saved case: the property, carrier and engine (with the command of an
 //! engine in another process, which replay needs given again: a file never runs a command).
@@ -57,12 +60,13 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
              carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
+  if (auto saved = saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
     row.savedFile = file;
     fmt::print("saved: {}\nreplay: {} replay {}{}\n", file, program.name, file,
                source.command().empty() ? "" : " " + source.flags());
   } else {
-    fmt::print("could not save the counterexample to {}\n", file);
+    fmt::print("not saved: {}\n", saved.error().message);
+    row.saveErrors.push_back(saved.error().message);
   }
   fmt::print("rerun:  {}\n", rerun);
 }
@@ -75,7 +79,9 @@ void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
     nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict.why);
     failure["op"] = kind.op, failure["difference"] = kind.difference;
-    row.kindFiles.push_back(saveCounterexample(file, kind.example.shrunk, failure) ? file : "(could not save)");
+    auto saved = saveCounterexample(file, kind.example.shrunk, failure);
+    row.kindFiles.push_back(saved ? file : "(not saved)");
+    if (!saved) row.saveErrors.push_back(saved.error().message);
   }
 }
 

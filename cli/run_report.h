@@ -11,12 +11,14 @@
 namespace tc::cli {
 
 //! One property on one carrier: its run, and for a failure the saved file and the listing; in a
-//! survey the saved example of each kind of failure, in the order of run.kinds.
+//! survey the saved example of each kind of failure, in the order of run.kinds; why a
+//! counterexample could not be saved (the run then ends with exit status 2).
 struct RunRow {
   std::string property, carrier;
   props::PropertyRun run;
   std::string savedFile, listing;
   std::vector<std::string> kindFiles;
+  std::vector<std::string> saveErrors;
 };
 
 //! The coverage of one carrier's generated cases, and the floors they must reach.

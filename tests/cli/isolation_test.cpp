@@ -56,6 +56,9 @@ TEST(Isolation, ASegfaultOnAShapeIsAShrunkCounterexampleThatReplaysOnItsEngine) 
   EXPECT_EQ(replayed.status, 1) << replayed.out << replayed.err;
   EXPECT_NE(replayed.out.find("with engine segfaults (isolated)"), std::string::npos) << replayed.out;
   EXPECT_NE(replayed.out.find("FAIL: engine crashed: signal 11 (Segmentation fault)"), std::string::npos) << replayed.out;
+  CommandRun shown = runCommand(std::string(FAULTY_ENGINES) + " show " + file);
+  EXPECT_EQ(shown.status, 0) << shown.out << shown.err;
+  EXPECT_NE(shown.out.find("it still fails: engine crashed: signal 11"), std::string::npos) << shown.out;
   // The same case on the built-in engine holds: the verdict is the engine's, not the case's.
   CommandRun onCompiled = runCommand(std::string(FAULTY_ENGINES) + " replay " + file + " --engine compiled");
   EXPECT_EQ(onCompiled.status, 0) << onCompiled.out << onCompiled.err;
@@ -99,6 +102,22 @@ TEST(Isolation, AHangIsATimeoutVerdict) {
   EXPECT_EQ(found.run.status, 1) << found.run.out << found.run.err;
   EXPECT_NE(found.run.out.find("no answer in 0.5 s"), std::string::npos) << found.run.out;
   EXPECT_LE(shrunkNodes(found.run.out), 3) << found.run.out;
+}
+
+TEST(Isolation, ACounterexampleThatCannotBeSavedKeepsItsVerdictAndEndsWithStatus2) {
+  std::string dir = ::testing::TempDir() + "unsaveable_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  // Where the counterexample would go, a directory: the rename onto it fails.
+  std::filesystem::create_directories(dir + "/compileChecked_context-rational-1.json/inside");
+  CommandRun run = runCommand(std::string(FAULTY_ENGINES) +
+                              " run --engine throws --no-isolate --carrier rational --property compileChecked_context "
+                              "--cases 200 --seed 1 --save-failures " + dir);
+  EXPECT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("1 FAILED"), std::string::npos) << run.out;  // the verdict is printed first
+  EXPECT_NE(run.err.find("could not save a counterexample: cannot write '" + dir +
+                         "/compileChecked_context-rational-1.json': Is a directory"),
+            std::string::npos)
+      << run.err;
 }
 
 TEST(Isolation, ABuiltInEngineIsolatedPassesEveryProperty) {

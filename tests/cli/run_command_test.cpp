@@ -138,8 +138,25 @@ TEST(CommandLine, AnUnknownCommandListsTheCommands) {
 TEST(CommandLine, ANegativeSeedIsRefusedNotWrapped) {
   CommandRun run = runTapecheck("run --seed -1 --cases 5");
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.err.find("--seed: must be a whole number, 0 or more, got -1"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--seed: must be a whole number from 0 to 18446744073709551615, got -1"), std::string::npos)
+      << run.err;
   EXPECT_EQ(runTapecheck("check examples/graphs/mlp.json --seed -3").status, 2);
+  CommandRun tooLarge = runTapecheck("run --seed 18446744073709551616 --cases 5");
+  EXPECT_EQ(tooLarge.status, 2);
+  EXPECT_NE(tooLarge.err.find("got 18446744073709551616"), std::string::npos) << tooLarge.err;
+}
+
+TEST(CommandLine, OutputPathsAreCheckedBeforeTheRun) {
+  for (const char* option : {"--save-failures ''", "--json ''", "--junit ''"}) {
+    CommandRun run = runTapecheck(std::string("run --cases 5 ") + option);
+    EXPECT_EQ(run.status, 2) << option;
+    EXPECT_NE(run.err.find("the path is empty"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "") << "nothing runs";
+  }
+  CommandRun missing = runTapecheck("run --cases 5 --json /nonexistent-dir/report.json");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.out, "") << "refused before the run, not after it";
+  EXPECT_NE(missing.err.find("'/nonexistent-dir' does not exist"), std::string::npos) << missing.err;
 }
 
 TEST(CommandLine, HelpShowsDefaultsAndTheProperties) {
