@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Regenerates or checks every command-output block of README.md from a build.
 
-    scripts/readme-examples.sh --check  [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants]
-    scripts/readme-examples.sh --update [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants]
-    scripts/readme-examples.sh --list
+    bash scripts/readme-examples.sh --check  [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
+    bash scripts/readme-examples.sh --update [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
+    bash scripts/readme-examples.sh --list   (the blocks and their commands)
 
 BUILD defaults to `build`, MUTANTS_BUILD to `build-mutants` (both relative to the repository root).
 
@@ -24,8 +24,9 @@ the moment, on both sides: durations (`0.38 s`, `85ms`, the `time ms` column of 
 and rates (`12523 cases/s`). Counts, percentages, verdicts and values are compared as they are.
 A difference prints a unified diff naming the block and exits 1.
 
---update rewrites the blocks whose masked text differs (a block that differs only in its times is
-left as it is, so the README keeps real-looking times and an update does not churn them).
+--update rewrites the blocks whose masked text differs. A block that differs only in its times is
+left as it is, and in a rewritten block every line that agrees once masked keeps the README's text,
+so the README keeps real-looking times and an update changes only the lines whose results changed.
 
 Blocks that need the mutants build (`-DTAPECHECK_MUTANTS=ON`, scripts/mutants.sh) are skipped,
 with a line saying so, when MUTANTS_BUILD has no tapecheck or with --skip-mutants (ctest passes it:
@@ -45,7 +46,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
