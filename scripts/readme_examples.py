@@ -115,7 +115,8 @@ BLOCKS = [
     Block("reordered-survey", [Step("./build/examples/reordered_survey --cases 300", keep=[
         r"^survey of", r"^property ", r"^compileChecked_context ", r" seed +signed zero ",
         (r"^compileChecked_backwardDenseFrom +double .* NaN ", 4), r"^$", r"^exact domain", r"^exact_reference "])]),
-    Block("mutants-matrix", [Step("./build-mutants/tapecheck mutants")], needs="mutants"),
+    Block("mutants-matrix", [Step("./build-mutants/tapecheck mutants", keep=[r"^tapecheck mutants:", (r"^ id mutant", None)])],
+          needs="mutants"),
     Block("readme-json", [], lang="json", file="examples/graphs/readme.json"),
     Block("grad-readme", [Step("./build/tapecheck grad examples/graphs/readme.json")]),
 ]
@@ -123,7 +124,7 @@ BLOCKS = [
 # What depends on the machine or the moment, masked on both sides before comparing.
 MASKS = [
     (re.compile(r"(" + PROPERTY_ROW[1:] + r"\w*) +\d+(\.\d+)?$"), r"\1 <time>"),   # the `time ms` column
-    (re.compile(r"[ \t]*\b\d+(\.\d+)?( ?)(ms|s)\b"), r" <time>\2\3"),              # 0.38 s, 85ms
+    (re.compile(r"(?<!timeout)(?<!timeout )[ \t]*\b\d+(\.\d+)?( ?)(ms|s)\b"), r" <time>\2\3"),  # 0.38 s, 85ms (not a timeout)
     (re.compile(r"\b\d+ cases/s\b"), "<rate> cases/s"),                             # 12523 cases/s
 ]
 
