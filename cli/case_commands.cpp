@@ -182,9 +182,9 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
-  fmt::print("tapecheck check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
+  fmt::print("{} check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
              "domain {}, policy {}{}\n",
-             options.file, options.cases, seed, (*source)->description(), options.domain, props::policyName(judging->policy),
+             program.name, options.file, options.cases, seed, (*source)->description(), options.domain, props::policyName(judging->policy),
              options.survey ? ", survey" : "");
   std::vector<RunRow> rows;
   std::string firstError;

@@ -192,8 +192,8 @@ int runProperties(const RunOptions& options, const Program& program) {
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
-    fmt::print("tapecheck run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
-               options.cases, result.seed, (*source)->description(),
+    fmt::print("{} run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
+               program.name, options.cases, result.seed, (*source)->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name), options.domain,
                result.policy,
                options.survey ? ", survey" : "", options.maxSize,

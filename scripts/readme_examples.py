@@ -94,8 +94,15 @@ BLOCKS = [
     Block("check-classifier", [Step("./build/tapecheck check examples/graphs/classifier.json --cases 20 --seed 1",
                                     keep=[r"^tapecheck check", r"^not checked on rational:", r"^property ",
                                           r"^ofGraph_toTape +double", r"properties x carriers"])]),
-    Block("minigrad-bug", [Step("/tmp/minigrad/minigrad_check --bug", keep=[
-        r"^compileChecked_context ", (r"^compileChecked_backwardDenseFrom ", r"^  \{")])], needs="minigrad"),
+    Block("minigrad-bug", [
+        Step("/tmp/minigrad/minigrad_check run --engine minigrad-bug --carrier rational "
+             "--property compileChecked_backwardDenseFrom --cases 100 --seed 1",
+             keep=[r"^minigrad_check run:", (r"failed on", r"^rerun:"), r"properties x carriers"]),
+        Step("/tmp/minigrad/minigrad_check replay tapecheck-failures/compileChecked_backwardDenseFrom-rational-1.json",
+             keep=[r"^replay", r"^  compileChecked"])], needs="minigrad"),
+    Block("faulty-segfault", [
+        Step("./build/tests/faulty_engines run --engine segfaults --carrier rational --property compileChecked_context "
+             "--cases 200 --seed 1", keep=[r"^faulty_engines run:", (r"failed on", r"^rerun:"), r"properties x carriers"])]),
     Block("tiny-rational", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier rational --cases 200 --seed 1',
                                  keep=[r"^tapecheck run:", r"^$", r"^property ", PROPERTY_ROW,
                                        r"properties x carriers"])]),
