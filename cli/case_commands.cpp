@@ -93,12 +93,10 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   }
 }
 
+// A saved failure re-checked, so that the positions it blames can be marked: the verdict, and
+// why it was not re-checked (empty when it was).
 template <class T>
-int showOn(const CaseInput& input, bool dot) {
-  auto loaded = loadOn<T>(input);
-  if (!loaded) return report(kUsage, loaded.error().message);
-  // A saved failure is re-checked, so that the positions that differ can be marked.
-  props::Verdict verdict;
+std::pair<props::Verdict, std::string> recheck(const CaseInput& input, const Case<T>& loaded) {
   const auto* property = props::findProperty<T>(input.property);
   std::string engine = input.engine.empty() ? "compiled" : input.engine;
   bool knownEngine = std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), engine) !=
@@ -106,11 +104,32 @@ int showOn(const CaseInput& input, bool dot) {
   std::string notRechecked = !property        ? "it is not a property on this carrier"
                              : !input.engineCommand.empty() ? "its engine is another process: replay it with --engine-cmd"
                              : !knownEngine   ? "no built-in engine is named " + quote(engine)
-                             : !loaded->inputs ? "the file gives no input values"
-                                               : "";
-  if (notRechecked.empty()) verdict = props::checkDocument(*property, builtinEngine<T>(engine), input.doc);
+                             : !loaded.inputs ? "the file gives no input values"
+                                              : "";
+  if (!notRechecked.empty()) return {props::Verdict{}, notRechecked};
+  return {props::checkDocument(*property, builtinEngine<T>(engine), input.doc), ""};
+}
+
+// What the picture fills red, and what red means: the positions the re-checked failure blames,
+// else those the saved failure object names (a failure that holds now, or that cannot be re-run
+// here, still shows where it was).
+std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input, const props::Verdict& verdict,
+                                                          const std::string& notRechecked) {
+  if (!verdict.holds) return {props::blamedPositions(verdict), props::blameMeaning(verdict)};
+  if (input.positions.empty()) return {};
+  return {input.positions,
+          fmt::format("blamed by the saved failure of {} ({})", input.property,
+                      notRechecked.empty() ? "it holds now" : "not re-checked: " + notRechecked)};
+}
+
+template <class T>
+int showOn(const CaseInput& input, bool dot) {
+  auto loaded = loadOn<T>(input);
+  if (!loaded) return report(kUsage, loaded.error().message);
+  auto [verdict, notRechecked] = recheck(input, *loaded);
   if (dot) {
-    fmt::print("{}", props::formatCaseDot<T>(input.doc, verdict));
+    auto [positions, meaning] = highlightOf(input, verdict, notRechecked);
+    fmt::print("{}", props::formatCaseDot<T>(input.doc, positions, meaning));
     return kSuccess;
   }
   fmt::print("{} on {}: {} inputs, {} nodes, output position {}\n", input.path, Carrier<T>::name, loaded->graph.inputs.size(),

@@ -34,12 +34,17 @@ std::string formatSurvey(const std::vector<RunRow>& rows);
 bool saveCounterexample(const std::string& file, nlohmann::json doc, const nlohmann::json& failure);
 
 //! The failure object of a saved case: the property, carrier and engine (with the command of an
-//! engine in another process, which replay needs given again: a file never runs a command).
+//! engine in another process, which replay needs given again: a file never runs a command), why
+//! it failed and the positions it blames (which show --dot fills red).
 template <class T>
 nlohmann::json failureObject(const std::string& property, const EngineSource& source, std::uint64_t seed,
-                             const std::string& why) {
-  nlohmann::json failure{{"property", property}, {"carrier", Carrier<T>::name},
-                         {"engine", std::string(source.engine<T>().name())}, {"seed", seed}, {"why", why}};
+                             const props::Verdict& verdict) {
+  nlohmann::json failure{{"property", property},
+                         {"carrier", Carrier<T>::name},
+                         {"engine", std::string(source.engine<T>().name())},
+                         {"seed", seed},
+                         {"why", verdict.why},
+                         {"positions", props::blamedPositions(verdict)}};
   if (source.external()) failure["engine_cmd"] = source.command();
   return failure;
 }
@@ -57,7 +62,7 @@ void reportFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, 
              carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
+  if (saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict))) {
     row.savedFile = file;
     fmt::print("saved: {}\nreplay: tapecheck replay {}{}\n", file, file, source.external() ? " " + source.flags() : "");
   } else {
@@ -72,7 +77,7 @@ void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed
   for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
     const props::FailureKind& kind = row.run.kinds[k];
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
-    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict.why);
+    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict);
     failure["op"] = kind.op, failure["difference"] = kind.difference;
     row.kindFiles.push_back(saveCounterexample(file, kind.example.shrunk, failure) ? file : "(could not save)");
   }

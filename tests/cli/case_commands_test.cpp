@@ -147,8 +147,9 @@ TEST(Show, DotRendersWithGraphviz) {
 TEST(Show, DotMarksTheOutputAndEveryArgumentEdge) {
   CommandRun run = runTapecheck("show --dot " + source("examples/graphs/readme.json"));
   ASSERT_EQ(run.status, 0);
-  EXPECT_NE(run.out.find("p2 [label=\"2: matmul(0, 1) [2]\"];"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("p4 [label=\"4: scale(3) c=-1/2 [2]\", penwidth=3];"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("p2 [label=\"2: matmul(0, 1) [2]\\lvalue: 3/2 9/2\\lseed: 0 0\\l\"];"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("p4 [label=\"4: scale(3) c=-1/2 [2]\\lvalue: -3/4 0\\lseed: 1 3\\l\", penwidth=3];"), std::string::npos)
+      << run.out;
   for (const char* edge : {"p0 -> p2;", "p1 -> p2;", "p2 -> p3;", "p3 -> p4;"})
     EXPECT_NE(run.out.find(edge), std::string::npos) << edge;
 }
