@@ -56,9 +56,10 @@ void explainInput(const Case<T>& c, const Pack<T>& direction, const Pack<T>& gra
                   std::string_view engine, Verdict& verdict, std::vector<std::string>& details) {
   auto [forward, reverse] = sidesAtInput(c, direction, gradients, i);
   const bool holds = Carrier<T>::same(forward, reverse);
-  verdict.notes[i].push_back(fmt::format("v                {}", abbreviatedValues(direction[i])));
-  verdict.notes[i].push_back(fmt::format("Jᵀ·seed ({})  {}{}", engine, abbreviatedValues(gradients[i]),
-                                         holds ? "" : "   <- blamed"));
+  const std::string gradientLabel = fmt::format("Jᵀ·seed ({})", engine);
+  verdict.notes[i].push_back(noteLine("v", textColumns(gradientLabel), abbreviatedValues(direction[i])));
+  verdict.notes[i].push_back(noteLine(gradientLabel, textColumns(gradientLabel),
+                                      abbreviatedValues(gradients[i]) + (holds ? "" : "   <- blamed")));
   if (holds) return;
   verdict.blamed.insert(i);
   details.push_back(fmt::format("input {}: v = {}, Jᵀ·seed = {}; with it alone moving <seed, J·v> = {} but <Jᵀ·seed, v> = {}",
@@ -77,7 +78,8 @@ Verdict adjointFailure(const EngineUnderTest<T>& subject, const Case<T>& c, cons
   std::vector<std::string> details;
   for (std::size_t i = 0; i < c.graph.inputs.size(); ++i) explainInput(c, direction, gradients, i, engine, verdict, details);
   for (std::size_t p = 0; p < c.graph.positionCount(); ++p) {
-    verdict.notes[p].push_back(fmt::format("J·v              {}", abbreviatedValues(tangents[p])));
+    verdict.notes[p].push_back(
+        noteLine("J·v", textColumns(fmt::format("Jᵀ·seed ({})", engine)), abbreviatedValues(tangents[p])));
     if (!isZeroTensor(c.seeds[p]))
       details.push_back(fmt::format("position {}: seed = {}, J·v = {}", p, bracketed(c.seeds[p]), bracketed(tangents[p])));
   }

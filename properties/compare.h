@@ -158,6 +158,19 @@ inline std::set<std::size_t> positionsNamedBy(const Error& error) {
   return {};
 }
 
+//! How many columns `text` takes on a terminal: its UTF-8 characters ("Jᵀ·seed" is 7).
+inline std::size_t textColumns(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+//! A listing note "label  values" with the label padded to `width` columns, so that the notes
+//! under a position line up.
+inline std::string noteLine(std::string_view label, std::size_t width, std::string_view values) {
+  const std::size_t columns = textColumns(label);
+  return fmt::format("{}{}  {}", label, std::string(width > columns ? width - columns : 0, ' '), values);
+}
+
 //! "[1 -1/2]": a tensor's values for a failure message, abbreviated when large.
 template <class T>
 std::string bracketed(const Tensor<T>& t) {

@@ -77,8 +77,10 @@ void explainArgument(const Context<T>& context, const DualGraph<T>& dual, std::s
   const T forward = innerProduct(probe.ct, nodeTangent(context, dual, k, alone));
   const T reverse = innerProduct(term, probe.directions[a]);
   const bool holds = Carrier<T>::same(forward, reverse);
-  verdict.notes[a].push_back(fmt::format("v               {}", abbreviatedValues(probe.directions[a])));
-  verdict.notes[a].push_back(fmt::format("term of node {}  {}{}", k, abbreviatedValues(term), holds ? "" : "   <- blamed"));
+  const std::string termLabel = fmt::format("term of node {}", k);
+  verdict.notes[a].push_back(noteLine("v", textColumns(termLabel), abbreviatedValues(probe.directions[a])));
+  verdict.notes[a].push_back(
+      noteLine(termLabel, textColumns(termLabel), abbreviatedValues(term) + (holds ? "" : "   <- blamed")));
   std::string detail = fmt::format("position {}: v = {}, term = {}", a, bracketed(probe.directions[a]), bracketed(term));
   if (!holds) {
     verdict.blamed.insert(a);
@@ -96,8 +98,8 @@ Verdict nodeAdjointFailure(const Case<T>& c, const Context<T>& context, const Du
                                               describeNode(c.graph, k), displayValue(forward), displayValue(reverse),
                                               bracketed(probe.ct), bracketed(tangent)),
                                   {k});
-  verdict.notes[k] = {fmt::format("ct              {}   <- blamed", abbreviatedValues(probe.ct)),
-                      fmt::format("J·v             {}", abbreviatedValues(tangent))};
+  verdict.notes[k] = {noteLine("ct", 3, abbreviatedValues(probe.ct) + "   <- blamed"),
+                      noteLine("J·v", 3, abbreviatedValues(tangent))};
   const auto terms = termsOf(c, context, k, probe.ct);
   std::vector<std::string> details;
   for (std::size_t a : std::set<std::size_t>(c.graph.nodeAt(k).args.begin(), c.graph.nodeAt(k).args.end()))

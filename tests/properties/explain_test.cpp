@@ -105,7 +105,8 @@ TEST(Explain, AnAdjointIdentityFailureShowsVJvAndJtSeedAndBlamesTheInput) {
             "with it alone moving <seed, J·v> = -7/2 but <Jᵀ·seed, v> = -9/2; position 3: seed = [1], J·v = [-7/2]");
   expectPictureBlames<Rational>(verdict, {0});
   std::string listing = props::formatCaseListing<Rational>(kCase, verdict);
-  for (const char* line : {"v                -1 1/2", "Jᵀ·seed (planted)  4 -1   <- blamed", "J·v              -7/2"})
+  for (const char* line : {"\n        v                  -1 1/2\n", "\n        Jᵀ·seed (planted)  4 -1   <- blamed\n",
+                           "\n        J·v                -7/2\n"})
     EXPECT_NE(listing.find(line), std::string::npos) << line << "\n" << listing;
 }
 
@@ -159,7 +160,9 @@ TEST(Explain, ANodeAdjointFailureShowsCtJvVAndTheTermAndBlamesTheNodeAndItsArgum
       << verdict.why;
   expectPictureBlames<Rational>(verdict, {1, 2}, wrongOpaqueCase());
   std::string listing = props::formatCaseListing<Rational>(wrongOpaqueCase(), verdict);
-  EXPECT_NE(listing.find("term of node 2  -9/2 0   <- blamed"), std::string::npos) << listing;
+  for (const char* line : {"\n        v               -1 1/2\n", "\n        term of node 2  -9/2 0   <- blamed\n",
+                           "\n        ct   -3/2 0   <- blamed\n", "\n        J·v  -2 1\n"})
+    EXPECT_NE(listing.find(line), std::string::npos) << line << "\n" << listing;
 }
 
 TEST(Explain, TheEnginesNameLabelsItsSideAndTheReferenceTheOther) {
