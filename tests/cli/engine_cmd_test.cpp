@@ -111,7 +111,8 @@ TEST(EngineCmd, AWrongIdIsAnInputError) {
 
 TEST(EngineCmd, GradientsOfTheWrongShapeAreADifferenceNotAnInputError) {
   CommandRun run = runTapecheck("run --property compileChecked_backwardDenseFrom --carrier rational --cases 60 --seed 1 " +
-                                misbehaving("wrong-shape-on", "mul") + " --save-failures " + saveDir("shape"));
+                                misbehaving("wrong-shape-on", "mul") + " --save-failures " + saveDir("shape") +
+                                " --json " + saveDir("shape") + ".json");
   ASSERT_EQ(run.status, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("shape"), std::string::npos) << run.out;
   nlohmann::json shrunk = savedCase(run.out);
@@ -121,6 +122,8 @@ TEST(EngineCmd, GradientsOfTheWrongShapeAreADifferenceNotAnInputError) {
   // fills exactly those and says why in its legend.
   const nlohmann::json& positions = shrunk["failure"]["positions"];
   ASSERT_TRUE(positions.is_array() && !positions.empty()) << shrunk.dump();
+  std::ifstream json(saveDir("shape") + ".json");
+  EXPECT_EQ(nlohmann::json::parse(json)["results"][0]["failure"]["positions"], positions);
   std::string file = run.out.substr(run.out.find("saved: ") + 7, run.out.find('\n', run.out.find("saved: ")) - run.out.find("saved: ") - 7);
   CommandRun dot = runTapecheck("show --dot " + file);
   ASSERT_EQ(dot.status, 0) << dot.err;
