@@ -32,6 +32,7 @@ std::string adjointSkipReason(const Graph<T>& graph, const Context<T>& context, 
   return {};
 }
 
+//! Whether every value of `t` is the carrier's zero (a position the seed pack leaves unseeded).
 template <class T>
 bool isZeroTensor(const Tensor<T>& t) {
   return std::all_of(t.values.begin(), t.values.end(), [](const T& v) { return Carrier<T>::same(v, zero<T>()); });
