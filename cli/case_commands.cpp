@@ -95,32 +95,44 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
 }
 
 // A saved failure re-checked on its engine (isolated when it is not built in), so that the
-// positions that differ can be marked; or why it is not.
+// positions it blames can be marked: the verdict, and why it was not re-checked (empty when it was).
 template <class T>
-std::string recheck(const CaseInput& input, const Case<T>& loaded, const Program& program, props::Verdict& verdict) {
+std::pair<props::Verdict, std::string> recheck(const CaseInput& input, const Case<T>& loaded, const Program& program) {
   const auto* property = props::findProperty<T>(input.property);
-  if (!property) return "it is not a property on this carrier";
-  if (!input.engineCommand.empty()) return "its engine is another process: replay it with --engine-cmd";
-  if (!loaded.inputs) return "the file gives no input values";
+  if (!property) return {props::Verdict{}, "it is not a property on this carrier"};
+  if (!input.engineCommand.empty()) return {props::Verdict{}, "its engine is another process: replay it with --engine-cmd"};
+  if (!loaded.inputs) return {props::Verdict{}, "the file gives no input values"};
   std::string engine = input.engine.empty() ? program.engines.defaultName() : input.engine;
   auto source = EngineSource::open({engine, "", 10, std::nullopt}, program.engines);
-  if (!source) return source.error().message;
-  if (!(*source)->runsOn(Carrier<T>::name)) return fmt::format("engine {} does not run on {}", engine, Carrier<T>::name);
+  if (!source) return {props::Verdict{}, source.error().message};
+  if (!(*source)->runsOn(Carrier<T>::name))
+    return {props::Verdict{}, fmt::format("engine {} does not run on {}", engine, Carrier<T>::name)};
   const process::Hello* hello = (*source)->hello();
   props::EngineUnderTest<T> subject{(*source)->engine<T>(), hello && hello->policy ? *hello->policy : props::Policy::bits,
                                     hello ? hello->profile : specProfile()};
-  verdict = props::checkDocument(*property, subject, input.doc);
-  return "";
+  return {props::checkDocument(*property, subject, input.doc), ""};
+}
+
+// What the picture fills red, and what red means: the positions the re-checked failure blames,
+// else those the saved failure object names (a failure that holds now, or that cannot be re-run
+// here, still shows where it was).
+std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input, const props::Verdict& verdict,
+                                                          const std::string& notRechecked) {
+  if (!verdict.holds) return {props::blamedPositions(verdict), props::blameMeaning(verdict)};
+  if (input.positions.empty()) return {};
+  return {input.positions,
+          fmt::format("blamed by the saved failure of {} ({})", input.property,
+                      notRechecked.empty() ? "it holds now" : "not re-checked: " + notRechecked)};
 }
 
 template <class T>
 int showOn(const CaseInput& input, bool dot, const Program& program) {
   auto loaded = loadOn<T>(input);
   if (!loaded) return report(kUsage, loaded.error().message);
-  props::Verdict verdict;
-  std::string notRechecked = recheck<T>(input, *loaded, program, verdict);
+  auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {
-    fmt::print("{}", props::formatCaseDot<T>(input.doc, verdict));
+    auto [positions, meaning] = highlightOf(input, verdict, notRechecked);
+    fmt::print("{}", props::formatCaseDot<T>(input.doc, positions, meaning));
     return kSuccess;
   }
   fmt::print("{} on {}: {} inputs, {} nodes, output position {}\n", input.path, Carrier<T>::name, loaded->graph.inputs.size(),

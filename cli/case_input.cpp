@@ -10,13 +10,29 @@
 #include "core/support/text.h"
 
 namespace tc::cli {
+namespace {
+
+// The failure object's "positions" (none when absent): non-negative integers.
+Result<std::set<std::size_t>> blamedPositionsOf(const nlohmann::json& failure) {
+  std::set<std::size_t> positions;
+  if (!failure.contains("positions")) return positions;
+  const nlohmann::json& list = failure["positions"];
+  if (!list.is_array()) return fail("failure.positions: must be an array of positions");
+  for (const nlohmann::json& p : list) {
+    if (!p.is_number_unsigned()) return fail("failure.positions: must be an array of positions");
+    positions.insert(p.get<std::size_t>());
+  }
+  return positions;
+}
+
+}  // namespace
 
 Result<CaseInput> readCaseInput(const std::string& path) {
   auto text = readTextFile(path);
   if (!text) return std::unexpected(text.error());
   auto doc = parseJsonDocument(*text);
   if (!doc) return fail(path + ": " + doc.error().message);
-  CaseInput input{path, std::move(*doc), {}, {}, {}, {}};
+  CaseInput input{path, std::move(*doc), {}, {}, {}, {}, {}};
   if (!input.doc.is_object() || !input.doc.contains("failure")) return input;
   const nlohmann::json& failure = input.doc["failure"];
   if (!failure.is_object()) return fail(path + ": failure: must be an object");
@@ -26,6 +42,9 @@ Result<CaseInput> readCaseInput(const std::string& path) {
     if (!failure[key].is_string()) return fail(fmt::format("{}: failure.{}: must be a string", path, key));
     *field = failure[key].get<std::string>();
   }
+  auto positions = blamedPositionsOf(failure);
+  if (!positions) return fail(path + ": " + positions.error().message);
+  input.positions = std::move(*positions);
   return input;
 }
 

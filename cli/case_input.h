@@ -3,6 +3,7 @@
 // carrier and engine its "failure" object names (a file saved by `tapecheck run`).
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 
 #include "adapters/process/engine_process.h"
@@ -19,6 +20,7 @@ struct CaseInput {
   nlohmann::json doc;
   std::string property, carrier, engine;
   std::string engineCommand;  //!< "engine_cmd": the command of an engine in another process
+  std::set<std::size_t> positions;  //!< "positions": where the saved failure was blamed
 };
 
 //! Reads and parses the file (bounded nesting); errors name the path and say what is wrong.

@@ -37,12 +37,17 @@ Result<void> saveCounterexample(const std::string& file, nlohmann::json doc, con
 std::size_t reportSaveErrors(const std::vector<RunRow>& rows);
 
 //! The failure object of a saved case: the property, carrier and engine (with the command of an
-//! engine in another process, which replay needs given again: a file never runs a command).
+//! engine in another process, which replay needs given again: a file never runs a command), why
+//! it failed and the positions it blames (which show --dot fills red).
 template <class T>
 nlohmann::json failureObject(const std::string& property, const EngineSource& source, std::uint64_t seed,
-                             const std::string& why) {
-  nlohmann::json failure{{"property", property}, {"carrier", Carrier<T>::name},
-                         {"engine", source.name()}, {"seed", seed}, {"why", why}};
+                             const props::Verdict& verdict) {
+  nlohmann::json failure{{"property", property},
+                         {"carrier", Carrier<T>::name},
+                         {"engine", source.name()},
+                         {"seed", seed},
+                         {"why", verdict.why},
+                         {"positions", props::blamedPositions(verdict)}};
   if (!source.command().empty()) failure["engine_cmd"] = source.command();
   return failure;
 }
@@ -60,7 +65,7 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
              carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (auto saved = saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict.why))) {
+  if (auto saved = saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict))) {
     row.savedFile = file;
     fmt::print("saved: {}\nreplay: {} replay {}{}\n", file, program.name, file,
                source.command().empty() ? "" : " " + source.flags());
@@ -77,7 +82,7 @@ void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed
   for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
     const props::FailureKind& kind = row.run.kinds[k];
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
-    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict.why);
+    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict);
     failure["op"] = kind.op, failure["difference"] = kind.difference;
     auto saved = saveCounterexample(file, kind.example.shrunk, failure);
     row.kindFiles.push_back(saved ? file : "(not saved)");

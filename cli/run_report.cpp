@@ -53,7 +53,7 @@ std::string runReportJson(const RunReport& report) {
       const props::Counterexample& f = *row.run.failure;
       entry["failure"] = {{"why", f.verdict.why},          {"nodes", f.shrunk.value("nodes", json::array()).size()},
                           {"shrink_steps", f.shrinkSteps}, {"saved", row.savedFile},
-                          {"case", f.shrunk}};
+                          {"positions", props::blamedPositions(f.verdict)}, {"case", f.shrunk}};
     }
     if (report.survey) {
       json kinds = json::array();

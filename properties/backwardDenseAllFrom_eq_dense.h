@@ -62,13 +62,14 @@ template <class T>
 Verdict singleOutputOnAncestors(const EngineUnderTest<T>& subject, const Case<T>& c, const Execution<T>& execution) {
   const Tensor<T>& seed = c.seeds[c.output];
   auto single = execution.backwardSingle(c.output, seed);
-  if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);
+  if (!single) return passFailed(subject.engine, "backwardSingle", single.error());
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!context) return Verdict::skip("domain failure");
   Pack<T> reference = spec::backpropAllCtx(restrictedToAncestors(c.graph, *context, c.output), *context, c.data,
                                            singleSeedPack(c.graph, c.output, seed));
   return comparePacks(Quantity::gradients, fmt::format("single output {} (ancestors)", c.output),
-                      "backwardDenseAllFrom", single->gradients, "backpropAll on ancestors", reference, subject.policy);
+                      fmt::format("{} single", subject.engine.name()), single->gradients, "reference on ancestors",
+                      reference, subject.policy);
 }
 
 template <class T>
@@ -78,16 +79,19 @@ Verdict backwardDenseAllFrom_eq_dense(const EngineUnderTest<T>& subject, const C
   if (subject.profile->singleOutput == SingleOutput::ancestors) return singleOutputOnAncestors(subject, c, **execution);
   const Tensor<T>& seed = c.seeds[c.output];
   auto single = (*execution)->backwardSingle(c.output, seed);
-  if (!single) return Verdict::fail("backwardDenseAllFrom failed: " + single.error().message);
+  if (!single) return passFailed(subject.engine, "backwardSingle", single.error());
   auto dense = (*execution)->backwardDense(singleSeedPack(c.graph, c.output, seed));
-  if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
-  Verdict same = comparePacks(Quantity::gradients, fmt::format("single output {}", c.output), "backwardDenseAllFrom",
-                              single->gradients, "backwardDenseFrom", *dense, subject.policy);
+  if (!dense) return passFailed(subject.engine, "backwardDense", dense.error());
+  const std::string_view name = subject.engine.name();
+  // Both sides are the engine's: its single-output pass, and its dense pass as the reference.
+  Verdict same = comparePacks(Quantity::gradients, fmt::format("single output {}", c.output), fmt::format("{} single", name),
+                              single->gradients, fmt::format("{} dense", name), *dense, subject.policy);
   if (!same.holds) return same;
   std::size_t expected = expectedVisits(c.graph, c.output);
   if (single->programsRun && *single->programsRun != expected)
-    return Verdict::fail(fmt::format("backwardDenseAllFrom({}) ran {} node programs, the visit set has {}", c.output,
-                                     *single->programsRun, expected));
+    return Verdict::fail(fmt::format("{}: backwardSingle({}) ran {} node programs, the reference's visit set has {}", name,
+                                     c.output, *single->programsRun, expected),
+                         {c.output});
   return Verdict::pass();
 }
 

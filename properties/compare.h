@@ -7,12 +7,17 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/carriers/carrier.h"
+#include "core/graph/node_program.h"
+#include "core/io/listing.h"
+#include "core/runtime/lowering.h"
 #include "core/runtime/tape.h"
 
 namespace tc::props {
@@ -96,6 +101,10 @@ enum class Quantity { forwardValues, gradients };
 //! using an op the engine does not support is not run and names the op in `unsupported`.
 //! A failed comparison of two per-position packs also names both sides, the quantity, every
 //! position where they differ and the worst class of difference (an index in kDifferenceClasses).
+//! Every failure names the positions it is blamed on (`blamedPositions`), so that a listing and
+//! show --dot can mark them: the differing positions of a comparison, or `blamed` (the node whose
+//! identity fails, the input whose share of an inner product differs, the node an error names).
+//! `notes` are lines a listing shows under a position: the quantities an oracle compared there.
 struct Verdict {
   bool holds = true;
   std::string why;
@@ -105,10 +114,12 @@ struct Verdict {
   std::vector<PositionDifference> differences;
   Quantity quantity = Quantity::forwardValues;
   std::optional<std::size_t> differenceClass;
+  std::set<std::size_t> blamed;
+  std::map<std::size_t, std::vector<std::string>> notes;
   static Verdict pass() { return {}; }
-  static Verdict fail(std::string why) {
+  static Verdict fail(std::string why, std::set<std::size_t> blamed = {}) {
     Verdict v;
-    v.holds = false, v.why = std::move(why);
+    v.holds = false, v.why = std::move(why), v.blamed = std::move(blamed);
     return v;
   }
   static Verdict skip(std::string reason) {
@@ -123,6 +134,49 @@ struct Verdict {
   }
 };
 
+//! The positions a failed verdict blames: its differing positions and `blamed`.
+std::set<std::size_t> blamedPositions(const Verdict& verdict);
+
+//! What differs between two results and the positions it is blamed on; empty text when equal.
+struct Mismatch {
+  std::string text;
+  std::set<std::size_t> positions;
+  Mismatch(std::string text = {}, std::set<std::size_t> positions = {})
+      : text(std::move(text)), positions(std::move(positions)) {}
+  bool empty() const { return text.empty(); }
+};
+
+//! Passes when `mismatch` is empty, else fails with "what: text" blaming its positions.
+inline Verdict verdictOf(std::string_view what, const Mismatch& mismatch) {
+  if (mismatch.empty()) return Verdict::pass();
+  return Verdict::fail(fmt::format("{}: {}", what, mismatch.text), mismatch.positions);
+}
+
+//! The positions an error message names ("node 5 (log): ..."), none when it names none.
+inline std::set<std::size_t> positionsNamedBy(const Error& error) {
+  if (auto p = nodeNamedBy(error.message)) return {*p};
+  return {};
+}
+
+//! How many columns `text` takes on a terminal: its UTF-8 characters ("Jᵀ·seed" is 7).
+inline std::size_t textColumns(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+//! A listing note "label  values" with the label padded to `width` columns, so that the notes
+//! under a position line up.
+inline std::string noteLine(std::string_view label, std::size_t width, std::string_view values) {
+  const std::size_t columns = textColumns(label);
+  return fmt::format("{}{}  {}", label, std::string(width > columns ? width - columns : 0, ' '), values);
+}
+
+//! "[1 -1/2]": a tensor's values for a failure message, abbreviated when large.
+template <class T>
+std::string bracketed(const Tensor<T>& t) {
+  return "[" + abbreviatedValues(t) + "]";
+}
+
 //! Empty when equal under `policy`, else the first difference ("position 3 value 1: 2 vs 5/2").
 template <class T>
 std::string packDifference(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
@@ -132,10 +186,28 @@ std::string packDifference(const Pack<T>& left, const Pack<T>& right, Policy pol
       return fmt::format("position {}: shape {} vs {}", p, formatShape(left[p].shape), formatShape(right[p].shape));
     for (std::size_t i = 0; i < left[p].size(); ++i)
       if (!sameUnder(policy, left[p][i], right[p][i]))
-        return fmt::format("position {} value {}: {} vs {}", p, i, Carrier<T>::format(left[p][i]),
-                           Carrier<T>::format(right[p][i]));
+        return fmt::format("position {} value {}: {} vs {}", p, i, displayValue(left[p][i]),
+                           displayValue(right[p][i]));
   }
   return {};
+}
+
+//! The positions where the packs differ under `policy` (shape or value; past the shorter's end too).
+template <class T>
+std::set<std::size_t> differingPositions(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
+  std::set<std::size_t> positions;
+  for (std::size_t p = 0; p < std::max(left.size(), right.size()); ++p)
+    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}, policy).empty())
+      positions.insert(p);
+  return positions;
+}
+
+//! The first difference of two packs, blamed on every position where they differ.
+template <class T>
+Mismatch packMismatch(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
+  std::string first = packDifference(left, right, policy);
+  if (first.empty()) return {};
+  return {std::move(first), differingPositions(left, right, policy)};
 }
 
 //! The worst class (index in kDifferenceClasses) among the values that differ under `policy`.
@@ -167,25 +239,27 @@ Verdict comparePacks(Quantity quantity, std::string_view what, std::string_view 
   auto formatted = [](const Pack<T>& pack, std::size_t p) {
     if (p >= pack.size()) return std::string("(missing)");
     std::string text = formatShape(pack[p].shape);
-    for (const T& v : pack[p].values) text += " " + Carrier<T>::format(v);
+    for (const T& v : pack[p].values) text += " " + displayValue(v);
     return text;
   };
-  for (std::size_t p = 0; p < std::max(left.size(), right.size()); ++p)
-    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}, policy).empty())
-      verdict.differences.push_back({p, formatted(left, p), formatted(right, p)});
+  for (std::size_t p : differingPositions(left, right, policy))
+    verdict.differences.push_back({p, formatted(left, p), formatted(right, p)});
   return verdict;
 }
 
-//! Both succeeded with equal values, or both failed with the same message.
+//! Empty when both succeeded with equal values (`compareValues` gives a Mismatch or its text), or
+//! both failed with the same message; a difference of errors blames the positions they name.
 template <class T, class F>
-std::string resultDifference(const Result<T>& left, const Result<T>& right, F&& compareValues) {
+Mismatch resultDifference(const Result<T>& left, const Result<T>& right, F&& compareValues) {
+  if (left && right) return Mismatch(compareValues(*left, *right));
+  std::set<std::size_t> named = left ? std::set<std::size_t>{} : positionsNamedBy(left.error());
+  if (!right) named.merge(positionsNamedBy(right.error()));
   if (!left && !right)
     return left.error().message == right.error().message
-               ? std::string()
-               : fmt::format("different errors: '{}' vs '{}'", left.error().message, right.error().message);
-  if (!left) return fmt::format("left failed ('{}'), right succeeded", left.error().message);
-  if (!right) return fmt::format("left succeeded, right failed ('{}')", right.error().message);
-  return compareValues(*left, *right);
+               ? Mismatch()
+               : Mismatch(fmt::format("different errors: '{}' vs '{}'", left.error().message, right.error().message), named);
+  if (!left) return {fmt::format("left failed ('{}'), right succeeded", left.error().message), named};
+  return {fmt::format("left succeeded, right failed ('{}')", right.error().message), named};
 }
 
 //! Cotangents that tapes are probed with at a node of `shape`: zero, a varied pattern, IEEE
@@ -194,8 +268,13 @@ template <class T>
 Pack<T> probeCotangents(const Shape& shape, std::size_t salt);
 
 //! Observational tape equivalence: same length; per node the same name, value, requiresGrad
-//! and parents; closures with identical results or errors on the probe cotangents.
+//! and parents; closures with identical results or errors on the probe cotangents. A difference
+//! is blamed on its tape node's position (a lowering's tape has one node per position).
 template <class T>
-std::string tapeDifference(const Tape<T>& left, const Tape<T>& right);
+Mismatch tapeDifference(const Tape<T>& left, const Tape<T>& right);
+
+//! A lowering's context's first difference, else its tape's.
+template <class T>
+Mismatch loweringDifference(const TapeAndContext<T>& a, const TapeAndContext<T>& b);
 
 }  // namespace tc::props

@@ -43,25 +43,34 @@ std::string contributionsDifference(const Contributions<T>& left, const Contribu
 }
 
 template <class T>
-std::string tapeDifference(const Tape<T>& left, const Tape<T>& right) {
+Mismatch tapeDifference(const Tape<T>& left, const Tape<T>& right) {
   if (left.nodes.size() != right.nodes.size())
     return fmt::format("{} tape nodes vs {}", left.nodes.size(), right.nodes.size());
   for (std::size_t id = 0; id < left.nodes.size(); ++id) {
     const TapeNode<T>& a = left.nodes[id];
     const TapeNode<T>& b = right.nodes[id];
-    auto at = [&](const std::string& what) { return fmt::format("tape node {} ({}): {}", id, a.name, what); };
+    auto at = [&](const std::string& what) {
+      return Mismatch(fmt::format("tape node {} ({}): {}", id, a.name, what), {id});
+    };
     if (a.name != b.name) return at(fmt::format("name '{}' vs '{}'", a.name, b.name));
     if (a.requiresGrad != b.requiresGrad) return at("requiresGrad differs");
     if (a.parents != b.parents) return at("parents differ");
     std::string value = packDifference(Pack<T>{a.value}, Pack<T>{b.value});
     if (!value.empty()) return at("value " + value);
     for (const Tensor<T>& probe : probeCotangents<T>(a.value.shape, id)) {
-      std::string d = resultDifference(a.backward(probe), b.backward(probe),
-                                       [](const auto& x, const auto& y) { return contributionsDifference<T>(x, y); });
-      if (!d.empty()) return at(fmt::format("backward on a probe of shape {}: {}", formatShape(probe.shape), d));
+      Mismatch d = resultDifference(a.backward(probe), b.backward(probe),
+                                    [](const auto& x, const auto& y) { return contributionsDifference<T>(x, y); });
+      if (!d.empty()) return at(fmt::format("backward on a probe of shape {}: {}", formatShape(probe.shape), d.text));
     }
   }
   return {};
+}
+
+template <class T>
+Mismatch loweringDifference(const TapeAndContext<T>& a, const TapeAndContext<T>& b) {
+  Mismatch context = packMismatch(*a.context, *b.context);
+  if (context.empty()) return tapeDifference(a.tape, b.tape);
+  return {"context " + context.text, context.positions};
 }
 
 }  // namespace tc::props

@@ -14,9 +14,10 @@ Verdict compileChecked_backwardDenseFrom(const EngineUnderTest<T>& subject, cons
   auto context = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution || !context) return Verdict::skip("domain failure");  // compileChecked_context judges these
   auto dense = (*execution)->backwardDense(c.seeds);
-  if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
+  if (!dense) return passFailed(subject.engine, "backwardDense", dense.error());
   Pack<T> reference = spec::backpropAllCtx(c.graph, *context, c.data, c.seeds);
-  return comparePacks(Quantity::gradients, "", "backwardDenseFrom", *dense, "backpropAll", reference, subject.policy);
+  return comparePacks(Quantity::gradients, "dense gradients", subject.engine.name(), *dense, "reference", reference,
+                      subject.policy);
 }
 
 }  // namespace tc::props

@@ -17,16 +17,16 @@ Verdict compileChecked_backwardDenseFrom_eq_tape(const EngineUnderTest<T>& subje
   auto lowered = lowerGraphDataToTape(c.graph, *c.inputs, c.data);
   Pack<T> tapeValues;
   for (const TapeNode<T>& node : lowered.tape.nodes) tapeValues.push_back(node.value);
-  Verdict values = comparePacks(Quantity::forwardValues, "forward values", "context", (*execution)->context(), "tape",
-                                tapeValues, subject.policy);
+  const std::string_view engine = subject.engine.name();
+  Verdict values = comparePacks(Quantity::forwardValues, "forward values", engine, (*execution)->context(),
+                                "reference tape", tapeValues, subject.policy);
   if (!values.holds) return values;
   auto dense = (*execution)->backwardDense(c.seeds);
   auto tape = lowered.tape.backwardDenseFrom(c.seeds);
   if (dense && tape)
-    return comparePacks(Quantity::gradients, "", "backwardDenseFrom", *dense, "tape", *tape, subject.policy);
-  std::string d =
-      resultDifference(dense, tape, [&](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b, subject.policy); });
-  return d.empty() ? Verdict::pass() : Verdict::fail("backwardDenseFrom vs lowerGraphDataToTape tape: " + d);
+    return comparePacks(Quantity::gradients, "dense gradients", engine, *dense, "reference tape", *tape, subject.policy);
+  Mismatch d = resultDifference(dense, tape, [&](const Pack<T>& a, const Pack<T>& b) { return packMismatch(a, b, subject.policy); });
+  return verdictOf(fmt::format("dense gradients: {} (left) vs the reference tape of lowerGraphDataToTape", engine), d);
 }
 
 }  // namespace tc::props

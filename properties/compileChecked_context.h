@@ -13,10 +13,16 @@ Verdict compileChecked_context(const EngineUnderTest<T>& subject, const Case<T>&
   auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   auto reference = spec::eval(c.graph, *c.inputs, c.data);
   if (!execution && !reference) return Verdict::skip("domain failure");
-  if (!reference) return Verdict::fail("compile succeeded but eval failed: " + reference.error().message);
-  if (!execution) return Verdict::fail("compile failed but eval succeeds: " + execution.error().message);
-  return comparePacks(Quantity::forwardValues, "", "context", (*execution)->context(), "eval", *reference,
-                      subject.policy);
+  if (!reference)
+    return Verdict::fail(fmt::format("{} compiles but the reference's eval fails: {}", subject.engine.name(),
+                                     reference.error().message),
+                         positionsNamedBy(reference.error()));
+  if (!execution)
+    return Verdict::fail(fmt::format("{} fails to compile ({}) but the reference's eval succeeds", subject.engine.name(),
+                                     execution.error().message),
+                         positionsNamedBy(execution.error()));
+  return comparePacks(Quantity::forwardValues, "forward values", subject.engine.name(), (*execution)->context(),
+                      "reference", *reference, subject.policy);
 }
 
 }  // namespace tc::props

@@ -15,12 +15,8 @@ Verdict compileChecked_eq_lowerToTapeChecked(const Case<T>& c) {
                      compiled->toTape(), std::make_shared<const Context<T>>(compiled->context())})
                : Result<TapeAndContext<T>>(std::unexpected(compiled.error()));
   auto right = lowerToTapeChecked(c.graph, *c.inputs, c.data);
-  std::string d = resultDifference(left, right, [](const TapeAndContext<T>& a, const TapeAndContext<T>& b) {
-    std::string context = packDifference(*a.context, *b.context);
-    return context.empty() ? tapeDifference(a.tape, b.tape) : "context " + context;
-  });
-  return d.empty() ? Verdict::pass()
-                   : Verdict::fail("compileChecked mapped to (toTape, context) vs lowerToTapeChecked: " + d);
+  return verdictOf("compileChecked mapped to (toTape, context) vs lowerToTapeChecked",
+                   resultDifference(left, right, loweringDifference<T>));
 }
 
 }  // namespace tc::props

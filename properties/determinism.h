@@ -15,29 +15,29 @@ Verdict determinism(const EngineUnderTest<T>& subject, const Case<T>& c) {
   auto first = engine.compile(c.graph, *c.inputs, c.data);
   auto second = engine.compile(c.graph, *c.inputs, c.data);
   if (!first && !second && first.error() == second.error()) return Verdict::skip("domain failure");
-  if (!first || !second) return Verdict::fail("compile is not deterministic");
-  if (std::string d = packDifference((*first)->context(), (*second)->context()); !d.empty())
-    return Verdict::fail("two compilations: context " + d);
+  const std::string_view name = engine.name();
+  if (!first || !second)
+    return Verdict::fail(fmt::format("{}: compile is not deterministic: {}", name, (!first ? first : second).error().message),
+                         positionsNamedBy((!first ? first : second).error()));
+  if (Mismatch d = packMismatch((*first)->context(), (*second)->context()); !d.empty())
+    return verdictOf(fmt::format("{}: two compilations: context", name), d);
   auto dense = (*first)->backwardDense(c.seeds);
-  if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
-  for (const auto* execution : {first->get(), second->get()}) {
-    std::string d = resultDifference(execution->backwardDense(c.seeds), dense,
-                                     [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
-    if (!d.empty()) return Verdict::fail("backwardDenseFrom repeated: " + d);
-  }
+  if (!dense) return passFailed(engine, "backwardDense", dense.error());
+  auto packs = [](const Pack<T>& a, const Pack<T>& b) { return packMismatch(a, b); };
+  for (const auto* execution : {first->get(), second->get()})
+    if (Mismatch d = resultDifference(execution->backwardDense(c.seeds), dense, packs); !d.empty())
+      return verdictOf(fmt::format("{}: backwardDense repeated", name), d);
   // Single-output passes at every position, interleaved, then the output's again.
   auto gradientsOf = [](const Result<SingleOutputResult<T>>& r) -> Result<Pack<T>> {
     if (!r) return std::unexpected(r.error());
     return r->gradients;
   };
   auto once = gradientsOf((*first)->backwardSingle(c.output, c.seeds[c.output]));
-  if (!once) return Verdict::fail("backwardDenseAllFrom failed: " + once.error().message);
+  if (!once) return passFailed(engine, "backwardSingle", once.error());
   for (std::size_t p = 0; p < c.graph.positionCount(); ++p)
     (void)(*first)->backwardSingle(p, Tensor<T>::filled(c.graph.shapeAt(p), one<T>()));
   auto again = gradientsOf((*first)->backwardSingle(c.output, c.seeds[c.output]));
-  std::string d = resultDifference(once, again, [](const Pack<T>& a, const Pack<T>& b) { return packDifference(a, b); });
-  if (!d.empty()) return Verdict::fail("backwardDenseAllFrom repeated after other outputs: " + d);
-  return Verdict::pass();
+  return verdictOf(fmt::format("{}: backwardSingle repeated after other outputs", name), resultDifference(once, again, packs));
 }
 
 }  // namespace tc::props

@@ -21,4 +21,11 @@ struct EngineUnderTest {
   const EngineProfile* profile;
 };
 
+//! The failure of an engine's pass that gave an error instead of gradients, labelled with the
+//! engine's name and blamed on the node the error names, if any.
+template <class T>
+Verdict passFailed(const Engine<T>& engine, std::string_view pass, const Error& error) {
+  return Verdict::fail(fmt::format("{}: {} failed: {}", engine.name(), pass, error.message), positionsNamedBy(error));
+}
+
 }  // namespace tc::props

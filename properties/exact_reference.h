@@ -44,7 +44,9 @@ Verdict exact_reference(const EngineUnderTest<T>& subject, const Case<T>& c) {
   const Graph<Rational> graph = mapGraph<Rational>(c.graph, toRational);
   const Data<Rational> data = mapData<Rational>(c.data, toRational);
   auto context = spec::eval(graph, mapPack<Rational>(*c.inputs, toRational), data);
-  if (!context) return Verdict::fail("eval on rationals failed on an exact case: " + context.error().message);
+  if (!context)
+    return Verdict::fail("eval on rationals failed on an exact case: " + context.error().message,
+                         positionsNamedBy(context.error()));
   auto contextAsT = exactlyAs<T>(*context);
   auto gradientsAsT =
       exactlyAs<T>(spec::backpropAllCtx(graph, *context, data, mapPack<Rational>(c.seeds, toRational)));
@@ -52,14 +54,14 @@ Verdict exact_reference(const EngineUnderTest<T>& subject, const Case<T>& c) {
     return Verdict::fail("the exactness checker accepted a case that rounds: " +
                          (!contextAsT ? contextAsT.error() : gradientsAsT.error()).message);
   auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
-  if (!execution) return Verdict::fail("compile failed on an exact case: " + execution.error().message);
-  Verdict forward = comparePacks(Quantity::forwardValues, "", "context", (*execution)->context(), "rational eval",
-                                 *contextAsT, Policy::values);
+  if (!execution) return passFailed(subject.engine, "compile on an exact case", execution.error());
+  Verdict forward = comparePacks(Quantity::forwardValues, "forward values", subject.engine.name(), (*execution)->context(),
+                                 "rational reference", *contextAsT, Policy::values);
   if (!forward.holds) return forward;
   auto dense = (*execution)->backwardDense(c.seeds);
-  if (!dense) return Verdict::fail("backwardDenseFrom failed: " + dense.error().message);
-  return comparePacks(Quantity::gradients, "", "backwardDenseFrom", *dense, "rational backpropAll", *gradientsAsT,
-                      Policy::values);
+  if (!dense) return passFailed(subject.engine, "backwardDense", dense.error());
+  return comparePacks(Quantity::gradients, "dense gradients", subject.engine.name(), *dense, "rational reference",
+                      *gradientsAsT, Policy::values);
 }
 
 }  // namespace tc::props

@@ -26,7 +26,7 @@ Verdict linearity(const Case<T>& c) {
     auto left = compiled->saved().run(k, u);
     auto right = compiled->saved().run(k, w);
     if (whole.support.size() != left.support.size() || whole.support.size() != right.support.size())
-      return Verdict::fail(describeNode(c.graph, k) + ": the support changes with the cotangent");
+      return Verdict::fail(describeNode(c.graph, k) + ": the support changes with the cotangent", {k});
     for (std::size_t s = 0; s < whole.support.size(); ++s) {
       Tensor<T> expected = left.support[s].second;
       for (std::size_t i = 0; i < expected.size(); ++i)
@@ -34,7 +34,8 @@ Verdict linearity(const Case<T>& c) {
       std::string d = packDifference(Pack<T>{whole.support[s].second}, Pack<T>{expected});
       if (!d.empty())
         return Verdict::fail(fmt::format("{}, contribution to position {}: vjp(a·u + b·w) vs a·vjp(u) + b·vjp(w): {}",
-                                         describeNode(c.graph, k), whole.support[s].first, d.substr(d.find(':') + 2)));
+                                         describeNode(c.graph, k), whole.support[s].first, d.substr(d.find(':') + 2)),
+                             {k, whole.support[s].first});
     }
   }
   return checked ? Verdict::pass() : Verdict::skip("no compact node to check");

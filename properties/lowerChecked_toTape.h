@@ -14,11 +14,8 @@ Verdict lowerChecked_toTape(const Case<T>& c) {
       saved ? Result<TapeAndContext<T>>(TapeAndContext<T>{saved->saved.toTape(*c.inputs), saved->context})
             : Result<TapeAndContext<T>>(std::unexpected(saved.error()));
   auto right = lowerToArrayChecked(c.graph, *c.inputs, c.data);
-  std::string d = resultDifference(left, right, [](const TapeAndContext<T>& a, const TapeAndContext<T>& b) {
-    std::string context = packDifference(*a.context, *b.context);
-    return context.empty() ? tapeDifference(a.tape, b.tape) : "context " + context;
-  });
-  return d.empty() ? Verdict::pass() : Verdict::fail("lowerChecked mapped to (toTape, context) vs lowerToArrayChecked: " + d);
+  return verdictOf("lowerChecked mapped to (toTape, context) vs lowerToArrayChecked",
+                   resultDifference(left, right, loweringDifference<T>));
 }
 
 }  // namespace tc::props

@@ -7,7 +7,13 @@
 // are chosen along which the node is differentiable (zero at relu/abs zeros and clamp bounds,
 // equal on both sides of a max/min tie: the op definitions' kink sets), so kink conventions are
 // checked too. Non-linear opaque nodes are skipped; the case is skipped only if every node is.
+#include <fmt/ranges.h>
+
+#include <map>
+#include <set>
+
 #include "core/graph/node_program.h"
+#include "core/io/listing.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 #include "properties/compare.hpp"
@@ -15,10 +21,16 @@
 
 namespace tc::props {
 
-//! Empty when node k satisfies the identity for probe set `variant`, else what differed.
+//! Node k's probes for one probe set: a direction per earlier position (zero off its
+//! arguments) and a cotangent.
 template <class T>
-std::string nodeAdjointDifference(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual, std::size_t k,
-                                  std::size_t variant) {
+struct NodeProbe {
+  Pack<T> directions;
+  Tensor<T> ct;
+};
+
+template <class T>
+NodeProbe<T> nodeProbe(const Case<T>& c, const Context<T>& context, std::size_t k, std::size_t variant) {
   // Directions per argument position (a repeated argument moves once), zero elsewhere. They
   // depend on the argument's slot, not on positions, so shrinking keeps a failure failing.
   const auto& args = c.graph.nodeAt(k).args;
@@ -29,19 +41,84 @@ std::string nodeAdjointDifference(const Case<T>& c, const Context<T>& context, c
                                             : Tensor<T>::filled(c.graph.shapeAt(p), zero<T>()));
   }
   smoothDirectionsAtKinks(c.graph, context, c.data, k, directions);
+  return {std::move(directions), probeCotangents<T>(c.graph.shapeAt(k), 3 * variant)[1]};
+}
+
+//! J_k·v: node k's tangent when the earlier positions move along `directions`.
+template <class T>
+Tensor<T> nodeTangent(const Context<T>& context, const DualGraph<T>& dual, std::size_t k, const Pack<T>& directions) {
   Context<Dual<T>> lifted;
   for (std::size_t p = 0; p < k; ++p) lifted.push_back(liftTensor(context[p], &directions[p].values));
-  Tensor<T> ct = probeCotangents<T>(c.graph.shapeAt(k), 3 * variant)[1];
-  T forward = innerProduct(ct, tangentOf(dual.forward(k, lifted)));
+  return tangentOf(dual.forward(k, lifted));
+}
+
+//! Node k's reverse program on `ct` as one term (local sum) per position it writes.
+template <class T>
+std::map<std::size_t, Tensor<T>> termsOf(const Case<T>& c, const Context<T>& context, std::size_t k, const Tensor<T>& ct) {
   auto local = localContribution<T>(c.graph, context, c.data, k, ct);
-  T reverse = zero<T>();
+  std::map<std::size_t, Tensor<T>> terms;
   if (local.isDense)
-    for (std::size_t p = 0; p < k; ++p) reverse = reverse + innerProduct(local.dense[p], directions[p]);
+    for (std::size_t p = 0; p < k; ++p) terms.emplace(p, local.dense[p]);
   else
-    for (const auto& [p, term] : local.support) reverse = reverse + innerProduct(term, directions[p]);
-  if (Carrier<T>::same(forward, reverse)) return {};
-  return fmt::format("{}: <ct, J·v> = {} but the terms give <Jᵀ·ct, v> = {}", describeNode(c.graph, k),
-                     Carrier<T>::format(forward), Carrier<T>::format(reverse));
+    for (const auto& [p, term] : local.support) terms.emplace(p, term);
+  return terms;
+}
+
+//! Notes and details at argument position a of node k: its direction and term, blamed when the
+//! identity fails with a alone moving (it is linear in the directions, so it holds per argument).
+template <class T>
+void explainArgument(const Context<T>& context, const DualGraph<T>& dual, std::size_t k, const NodeProbe<T>& probe,
+                     const std::map<std::size_t, Tensor<T>>& terms, std::size_t a, Verdict& verdict,
+                     std::vector<std::string>& details) {
+  Pack<T> alone;
+  for (std::size_t p = 0; p < k; ++p)
+    alone.push_back(p == a ? probe.directions[p] : Tensor<T>::filled(probe.directions[p].shape, zero<T>()));
+  const Tensor<T> term = terms.contains(a) ? terms.at(a) : Tensor<T>::filled(probe.directions[a].shape, zero<T>());
+  const T forward = innerProduct(probe.ct, nodeTangent(context, dual, k, alone));
+  const T reverse = innerProduct(term, probe.directions[a]);
+  const bool holds = Carrier<T>::same(forward, reverse);
+  const std::string termLabel = fmt::format("term of node {}", k);
+  verdict.notes[a].push_back(noteLine("v", textColumns(termLabel), abbreviatedValues(probe.directions[a])));
+  verdict.notes[a].push_back(
+      noteLine(termLabel, textColumns(termLabel), abbreviatedValues(term) + (holds ? "" : "   <- blamed")));
+  std::string detail = fmt::format("position {}: v = {}, term = {}", a, bracketed(probe.directions[a]), bracketed(term));
+  if (!holds) {
+    verdict.blamed.insert(a);
+    detail += fmt::format("; with it alone moving <ct, J·v> = {} but <term, v> = {}", displayValue(forward), displayValue(reverse));
+  }
+  details.push_back(std::move(detail));
+}
+
+//! The failure at node k with every quantity it compares: ct and J·v at the node, v and the term
+//! at each argument.
+template <class T>
+Verdict nodeAdjointFailure(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual, std::size_t k,
+                           const NodeProbe<T>& probe, const Tensor<T>& tangent, const T& forward, const T& reverse) {
+  Verdict verdict = Verdict::fail(fmt::format("{}: <ct, J·v> = {} but the terms give <Jᵀ·ct, v> = {}; ct = {}, J·v = {}",
+                                              describeNode(c.graph, k), displayValue(forward), displayValue(reverse),
+                                              bracketed(probe.ct), bracketed(tangent)),
+                                  {k});
+  verdict.notes[k] = {noteLine("ct", 3, abbreviatedValues(probe.ct) + "   <- blamed"),
+                      noteLine("J·v", 3, abbreviatedValues(tangent))};
+  const auto terms = termsOf(c, context, k, probe.ct);
+  std::vector<std::string> details;
+  for (std::size_t a : std::set<std::size_t>(c.graph.nodeAt(k).args.begin(), c.graph.nodeAt(k).args.end()))
+    explainArgument(context, dual, k, probe, terms, a, verdict, details);
+  if (!details.empty()) verdict.why += fmt::format("; {}", fmt::join(details, "; "));
+  return verdict;
+}
+
+//! Empty when node k satisfies the identity for probe set `variant`, else the failure.
+template <class T>
+std::optional<Verdict> nodeAdjointDifference(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual,
+                                             std::size_t k, std::size_t variant) {
+  const NodeProbe<T> probe = nodeProbe(c, context, k, variant);
+  const Tensor<T> tangent = nodeTangent(context, dual, k, probe.directions);
+  const T forward = innerProduct(probe.ct, tangent);
+  T reverse = zero<T>();
+  for (const auto& [p, term] : termsOf(c, context, k, probe.ct)) reverse = reverse + innerProduct(term, probe.directions[p]);
+  if (Carrier<T>::same(forward, reverse)) return std::nullopt;
+  return nodeAdjointFailure(c, context, dual, k, probe, tangent, forward, reverse);
 }
 
 template <class T>
@@ -60,7 +137,7 @@ Verdict node_adjoint_identity(const Case<T>& c) {
     ++checked;
     // Two probe sets: one alone can be orthogonal to a wrong term by chance.
     for (std::size_t variant = 0; variant < 2; ++variant)
-      if (std::string d = nodeAdjointDifference(c, *context, dual, k, variant); !d.empty()) return Verdict::fail(d);
+      if (auto failure = nodeAdjointDifference(c, *context, dual, k, variant)) return *failure;
   }
   if (checked == 0) return Verdict::skip(lastReason.empty() ? "no node to check" : lastReason);
   return Verdict::pass();

@@ -13,8 +13,7 @@ Verdict ofGraph_toTape(const Case<T>& c) {
   if (!evaluateChecked(c.graph, *c.inputs, c.data)) return Verdict::skip("domain failure");
   auto saved = SavedGraph<T>::ofGraph(c.graph, *c.inputs, c.data);
   auto lowered = lowerGraphDataToTape(c.graph, *c.inputs, c.data);
-  std::string d = tapeDifference(saved.saved.toTape(*c.inputs), lowered.tape);
-  return d.empty() ? Verdict::pass() : Verdict::fail("ofGraph(...).toTape vs lowerGraphDataToTape: " + d);
+  return verdictOf("ofGraph(...).toTape vs lowerGraphDataToTape", tapeDifference(saved.saved.toTape(*c.inputs), lowered.tape));
 }
 
 }  // namespace tc::props

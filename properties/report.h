@@ -11,19 +11,21 @@
 
 namespace tc::props {
 
-//! A case document as a listing: per position the call, shape, value (when eval succeeds) and
-//! seed, then both sides of the verdict's comparison wherever they differ. A document that does
-//! not load on T gives the loader's message.
+//! A case document as a listing: per position the call, what an opaque program does, shape,
+//! value (when eval succeeds) and seed, then both sides of the verdict's comparison wherever they
+//! differ, the quantities an oracle compared (its notes) and a mark on every position it blames.
+//! A document that does not load on T gives the loader's message.
 template <class T>
 std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict = {});
 
-//! The case's graph in Graphviz DOT: one box per position (position, op, shape), an edge per
-//! argument; the verdict's differing positions filled red, the output outlined.
+//! The case's graph in Graphviz DOT (formatDot): values and seeds in the boxes, `highlighted`
+//! filled red, and a legend saying red means `meaning`. Empty when the document does not load.
 template <class T>
-std::string formatCaseDot(const nlohmann::json& doc, const Verdict& verdict = {});
+std::string formatCaseDot(const nlohmann::json& doc, const std::set<std::size_t>& highlighted = {},
+                          std::string meaning = {});
 
-//! The positions where a verdict's comparison differs.
-std::set<std::size_t> differingPositions(const Verdict& verdict);
+//! What red means in the picture of a failed verdict: "blamed by the failure: why" (shortened).
+std::string blameMeaning(const Verdict& verdict);
 
 //! The heading of a survey table (the columns of formatSurveyLines).
 std::string surveyHeading();

@@ -71,8 +71,16 @@ std::string formatSurveyLines(std::string_view property, std::string_view carrie
   return out;
 }
 
-std::set<std::size_t> differingPositions(const Verdict& verdict) {
-  std::set<std::size_t> positions;
+std::string blameMeaning(const Verdict& verdict) {
+  constexpr std::size_t kLongest = 160;  // a legend line, not the whole message
+  if (verdict.why.size() <= kLongest) return "blamed by the failure: " + verdict.why;
+  std::size_t cut = kLongest;
+  while (cut > 0 && (static_cast<unsigned char>(verdict.why[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return "blamed by the failure: " + verdict.why.substr(0, cut) + " …";
+}
+
+std::set<std::size_t> blamedPositions(const Verdict& verdict) {
+  std::set<std::size_t> positions = verdict.blamed;
   for (const auto& d : verdict.differences) positions.insert(d.position);
   return positions;
 }

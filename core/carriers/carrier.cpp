@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <limits>
+#include <numeric>
+#include <utility>
 
 namespace tc {
 namespace {
@@ -14,6 +16,25 @@ Result<Rational> exactValue(const Literal& literal, std::string_view carrier) {
     case Literal::Kind::negZero: return Rational(0);
     default: return fail(fmt::format("has no exact value on the {} carrier", carrier));
   }
+}
+
+// A residue is shown as a fraction only when both parts are this small: a random residue is one
+// by chance with probability about 2^-20.
+constexpr std::int64_t kSmallFraction = std::int64_t{1} << 20;
+
+// The fraction a/b ≡ residue (mod p) with |a| and b at most 2^30, by the half-extended Euclidean
+// algorithm (invariant r ≡ t·residue); it is unique when it exists, since 2·2^30·2^30 < p.
+std::optional<std::pair<std::int64_t, std::int64_t>> smallestFraction(std::uint64_t residue) {
+  constexpr std::int64_t kBound = std::int64_t{1} << 30;
+  std::int64_t r0 = static_cast<std::int64_t>(ModP::kPrime), r1 = static_cast<std::int64_t>(residue), t0 = 0, t1 = 1;
+  while (r1 > kBound) {
+    const std::int64_t q = r0 / r1;
+    r0 = std::exchange(r1, r0 - q * r1);
+    t0 = std::exchange(t1, t0 - q * t1);
+  }
+  if (t1 < 0) r1 = -r1, t1 = -t1;
+  if (t1 > kBound || std::gcd(r1, t1) != 1) return std::nullopt;
+  return std::pair{r1, t1};
 }
 
 }  // namespace
@@ -49,6 +70,16 @@ Result<ModP> Carrier<ModP>::fromLiteral(const Literal& literal) {
   ModP denominator = reduce(boost::multiprecision::denominator(*value));
   if (denominator == ModP()) return fail("denominator is divisible by 2^61-1");
   return reduce(boost::multiprecision::numerator(*value)) / denominator;
+}
+
+std::string Carrier<ModP>::display(const ModP& x) {
+  auto fraction = smallestFraction(x.residue());
+  if (fraction && fraction->second > 1 && std::abs(fraction->first) <= kSmallFraction &&
+      fraction->second <= kSmallFraction)
+    return fmt::format("≡{}/{} (mod p)", fraction->first, fraction->second);
+  constexpr std::uint64_t half = (ModP::kPrime - 1) / 2;
+  if (x.residue() <= half) return std::to_string(x.residue());
+  return "-" + std::to_string(ModP::kPrime - x.residue());
 }
 
 template <class F>

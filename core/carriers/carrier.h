@@ -81,6 +81,9 @@ struct Carrier<ModP> {
   static ModP fromInt(std::int64_t n) { return ModP::fromInt(n); }
   static Result<ModP> fromLiteral(const Literal& literal);
   static std::string format(const ModP& x) { return std::to_string(x.residue()); }
+  //! For people, not files: the residue in the symmetric range (p - 1 shows as -1), or a small
+  //! fraction marked as a residue ("≡1/3 (mod p)") so that nobody reads it as an exact rational.
+  static std::string display(const ModP& x);
   static bool same(const ModP& a, const ModP& b) { return a == b; }
   static ModP detach(const ModP& x) { return x; }
 };
@@ -122,6 +125,14 @@ struct Carrier<float> : IeeeCarrier<float> {
 
 extern template struct IeeeCarrier<double>;
 extern template struct IeeeCarrier<float>;
+
+//! `x` as messages and listings show it: the carrier's `display` where it has one (modp), else
+//! its file text. Files always use `format`, which the reader reads back exactly.
+template <class T>
+std::string displayValue(const T& x) {
+  if constexpr (requires { Carrier<T>::display(x); }) return Carrier<T>::display(x);
+  else return Carrier<T>::format(x);
+}
 
 template <class T>
 T zero() {

@@ -68,6 +68,17 @@ inline std::string describeNode(std::size_t position, std::string_view label) {
 template <class T>
 std::string describeNode(const Graph<T>& graph, std::size_t position);
 
+//! The position a message names when it starts as describeNode writes ("node 5 (log): ..."), so
+//! that a failure quoting an error can be blamed on that node; nullopt otherwise.
+inline std::optional<std::size_t> nodeNamedBy(std::string_view message) {
+  constexpr std::string_view prefix = "node ";
+  if (!message.starts_with(prefix)) return std::nullopt;
+  std::size_t position = 0;
+  auto [end, error] = std::from_chars(message.data() + prefix.size(), message.data() + message.size(), position);
+  if (error != std::errc() || !std::string_view(end, message.data() + message.size()).starts_with(" (")) return std::nullopt;
+  return position;
+}
+
 //! Whether the node at `position` sits at one of its op's kinks at these values
 //! (docs/semantics.md §2: relu and abs at 0, clamp at its bounds, max/min ties).
 template <class T>

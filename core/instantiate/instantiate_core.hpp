@@ -38,8 +38,10 @@
   template Result<Tensor<T>> valuesFromJson<T>(const nlohmann::json&, const Shape&, const std::string&);       \
   template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \
   template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&); \
-  template std::string formatDot<T>(const Graph<T>&, const std::set<std::size_t>&, std::size_t);                \
+  template std::string formatDot<T>(const Graph<T>&, const DotView<T>&);                                       \
   template std::string formatNodeCall<T>(const Graph<T>&, std::size_t);                                        \
+  template std::string describeProgram<T>(const Graph<T>&, std::size_t);                                       \
+  template std::string abbreviatedValues<T>(const Tensor<T>&, std::size_t);                                    \
   template Result<Context<T>> spec::eval<T>(const Graph<T>&, const Pack<T>&, const Data<T>&);                  \
   template Pack<T> spec::backpropAllCtx<T>(const Graph<T>&, const Context<T>&, const Data<T>&, const Pack<T>&); \
   template Result<Pack<T>> spec::backpropAll<T>(const Graph<T>&, const Pack<T>&, const Data<T>&, const Pack<T>&);

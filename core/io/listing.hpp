@@ -19,7 +19,7 @@ std::string formatNodeCall(const Graph<T>& graph, std::size_t position) {
         [&](auto field) {
           const auto& slot = node.attrs.*field;
           using Slot = std::remove_cvref_t<decltype(slot)>;
-          if constexpr (std::is_same_v<Slot, std::optional<T>>) text += fmt::format(" {}={}", spec.name, Carrier<T>::format(*slot));
+          if constexpr (std::is_same_v<Slot, std::optional<T>>) text += fmt::format(" {}={}", spec.name, displayValue(*slot));
           else if constexpr (std::is_same_v<Slot, Shape>) text += " to " + formatShape(slot);
           else if constexpr (std::is_same_v<Slot, std::size_t> || std::is_same_v<Slot, std::string>)
             text += fmt::format(" {}={}", spec.name, slot);
@@ -31,15 +31,33 @@ std::string formatNodeCall(const Graph<T>& graph, std::size_t position) {
 }
 
 template <class T>
+std::string abbreviatedValues(const Tensor<T>& t, std::size_t limit) {
+  std::vector<std::string> shown;
+  const bool all = t.size() <= limit;
+  for (std::size_t i = 0; i < t.size() && (all || i + 2 < limit); ++i) shown.push_back(displayValue(t[i]));
+  if (!all) shown.push_back(fmt::format("… {} ({} values)", displayValue(t[t.size() - 1]), t.size()));
+  return fmt::format("{}", fmt::join(shown, " "));
+}
+
+template <class T>
+std::string describeProgram(const Graph<T>& graph, std::size_t position) {
+  if (graph.isInput(position)) return {};
+  const Node<T>& node = graph.nodeAt(position);
+  std::string what = ops::nodeDescription(node.op, node.attrs);
+  return what.empty() ? what : fmt::format("{}: {}", ops::nodeLabel(node.op, node.attrs), what);
+}
+
+template <class T>
 std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns, const ListingNotes& notes) {
   std::size_t width = 0;
   for (const auto& column : columns) width = std::max(width, column.name.size());
   std::string out;
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
     out += fmt::format("{:>4}  {}  {}\n", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
+    if (std::string what = describeProgram(graph, p); !what.empty()) out += fmt::format("        {}\n", what);
     for (const auto& column : columns) {
       std::vector<std::string> values;
-      for (const T& v : column.pack[p].values) values.push_back(Carrier<T>::format(v));
+      for (const T& v : column.pack[p].values) values.push_back(displayValue(v));
       out += fmt::format("        {:<{}}  {}\n", column.name, width, fmt::join(values, " "));
     }
     if (auto found = notes.find(p); found != notes.end())
@@ -48,26 +66,55 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
   return out;
 }
 
+namespace detail {
+
+inline std::string dotEscaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A box's label: the call, then one line per column; DOT's "\l" ends each line left-aligned.
 template <class T>
-std::string formatDot(const Graph<T>& graph, const std::set<std::size_t>& highlighted, std::size_t output) {
-  auto escaped = [](const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    return out;
-  };
+std::string dotLabel(const Graph<T>& graph, const DotView<T>& view, std::size_t p) {
+  std::string label = dotEscaped(fmt::format("{}: {} {}", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)))) + "\\l";
+  for (const auto& column : view.columns)
+    label += dotEscaped(fmt::format("{}: {}", column.name, abbreviatedValues(column.pack[p], 6))) + "\\l";
+  return label;
+}
+
+// The legend: what red and bold mean, what the columns are, what each opaque program does.
+template <class T>
+std::string dotLegend(const Graph<T>& graph, const DotView<T>& view) {
+  std::vector<std::string> lines{"legend",
+                                 "red fill: " + (view.highlighted.empty() ? std::string("no position is highlighted")
+                                                                          : view.highlightMeaning),
+                                 fmt::format("bold outline: the output, position {}", view.output)};
+  if (!view.columns.empty()) lines.push_back("under each call: its values and seed (… abbreviates)");
+  std::set<std::string> described;
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+    if (std::string what = describeProgram(graph, p); !what.empty() && described.insert(what).second) lines.push_back(what);
+  std::string label;
+  for (const std::string& line : lines) label += dotEscaped(line) + "\\l";
+  return fmt::format("  legend [shape=note, fontname=\"sans-serif\", label=\"{}\"];\n", label);
+}
+
+}  // namespace detail
+
+template <class T>
+std::string formatDot(const Graph<T>& graph, const DotView<T>& view) {
   std::string out = "digraph tapecheck {\n  rankdir=BT;\n  node [shape=box, fontname=\"monospace\"];\n";
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
-    std::string label = fmt::format("{}: {} {}", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
-    std::string style = highlighted.count(p) ? ", style=filled, fillcolor=\"#f4a6a6\"" : "";
-    if (p == output) style += ", penwidth=3";
-    out += fmt::format("  p{} [label=\"{}\"{}];\n", p, escaped(label), style);
+    std::string style = view.highlighted.count(p) ? ", style=filled, fillcolor=\"#f4a6a6\"" : "";
+    if (p == view.output) style += ", penwidth=3";
+    out += fmt::format("  p{} [label=\"{}\"{}];\n", p, detail::dotLabel(graph, view, p), style);
   }
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
     for (std::size_t a : graph.nodeAt(p).args) out += fmt::format("  p{} -> p{};\n", a, p);
-  return out + "}\n";
+  return out + detail::dotLegend(graph, view) + "}\n";
 }
 
 }  // namespace tc

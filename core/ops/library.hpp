@@ -72,6 +72,17 @@ std::string nodeLabel(OpKind kind, const Attrs<T>& attrs) {
   });
 }
 
+//! What the node's program does, for a line under it in listings, when its label alone does not
+//! say (an opaque entry's description); empty otherwise.
+template <class T>
+std::string nodeDescription(OpKind kind, const Attrs<T>& attrs) {
+  return visitOp(kind, [&](auto op) -> std::string {
+    using Op = decltype(op);
+    if constexpr (requires { Op::description(attrs); }) return Op::description(attrs);
+    else return {};
+  });
+}
+
 //! The op's attribute schema, in file order.
 template <class T>
 std::span<const AttrSpec<T>> attributes(OpKind kind) {

@@ -25,6 +25,8 @@ struct OpaqueProgramCall {
 template <class T>
 struct OpaqueDef {
   std::string name;
+  //! What the program does, in one line, shown under the node in listings ("writes 3 into ...").
+  std::string description;
   std::size_t arity = 1;
   Requirement needs = Requirement::ring;
   //! False when the program is not linear in the cotangent (oracles that need linearity skip it).

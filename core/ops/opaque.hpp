@@ -38,6 +38,8 @@ template <class T>
 OpaqueDef<T> const3() {
   OpaqueDef<T> def;
   def.name = "const3";
+  def.description = "forward copies x; its program writes 3 into every earlier position whatever the cotangent "
+                    "(not linear in it, no certified support)";
   def.linearInCotangent = false;
   def.shape = sameAsArgument<T>;
   def.forward = [](std::span<const Tensor<T>* const> args) { return *args[0]; };
@@ -54,6 +56,8 @@ template <class T>
 OpaqueDef<T> twice() {
   OpaqueDef<T> def;
   def.name = "twice";
+  def.description = "forward 2·x; its program writes 2·ct into x and 0 into every other earlier position "
+                    "(correct, but without certified support)";
   def.shape = sameAsArgument<T>;
   def.forward = [](std::span<const Tensor<T>* const> args) {
     const T two = Carrier<T>::fromInt(2);

@@ -267,6 +267,8 @@ struct Opaque : OpBase {
   template <class T>
   static bool linearInCotangent(const Attrs<T>& attrs) { return attrs.opaque->linearInCotangent; }
   template <class T>
+  static std::string description(const Attrs<T>& attrs) { return attrs.opaque->description; }
+  template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     return c.attrs.opaque->shape(c.args);
   }

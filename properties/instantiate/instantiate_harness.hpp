@@ -29,5 +29,5 @@
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
-  template std::string props::formatCaseDot<T>(const nlohmann::json&, const props::Verdict&);                   \
+  template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
   template nlohmann::json gen::withRandomValues<T>(const nlohmann::json&, std::uint64_t, gen::Domain);

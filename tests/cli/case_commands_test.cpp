@@ -128,6 +128,44 @@ TEST(Show, ListsACaseAndMarksASavedFailure) {
             std::string::npos) << elsewhere.out;
 }
 
+// An opaque program in a listing is followed by what it does (from its registry entry); modp
+// values show in the symmetric range, fractions marked as residues.
+TEST(Show, ListsWhatAnOpaqueProgramDoesAndModPValuesForPeople) {
+  std::string file = writeTemp("opaque_listing.json", R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "nodes": [{"op": "opaque", "args": [0], "attrs": {"name": "const3"}}], "values": [["-1", "1/3"]]})");
+  CommandRun run = runTapecheck("show " + file + " --carrier modp");
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("   1  opaque const3(0)  [2]\n        opaque const3: forward copies x; its program writes 3 into every "
+                         "earlier position whatever the cotangent"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("value  -1 ≡1/3 (mod p)"), std::string::npos) << run.out;
+  CommandRun dot = runTapecheck("show --dot " + file);
+  EXPECT_NE(dot.out.find("opaque const3: forward copies x"), std::string::npos) << dot.out;
+}
+
+// A saved failure that holds now still shows where it was: the positions its record names.
+TEST(Show, DotFillsTheSavedFailuresPositionsAndSaysSoInTheLegend) {
+  std::string file = writeTemp("saved_positions.json", R"({"tapecheck": 1, "inputs": [{"shape": [2]}, {"shape": [2]}],
+      "nodes": [{"op": "mul", "args": [0, 1]}, {"op": "sum", "args": [2]}], "values": [["1", "2"], ["3", "-1"]],
+      "failure": {"property": "adjoint_identity", "carrier": "rational", "engine": "compiled", "seed": 1,
+                  "why": "<seed, J·v> = -7/2 but <Jᵀ·seed, v> = -9/2", "positions": [0]}})");
+  CommandRun run = runTapecheck("show --dot " + file);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("p0 [label=\"0: input [2]\\lvalue: 1 2\\lseed: 0 0\\l\", style=filled, fillcolor="), std::string::npos)
+      << run.out;
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '#'), 1) << run.out;
+  EXPECT_NE(run.out.find("legend [shape=note"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("red fill: blamed by the saved failure of adjoint_identity (it holds now)"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("bold outline: the output, position 3"), std::string::npos) << run.out;
+  std::string bad = writeTemp("bad_positions.json", R"({"tapecheck": 1, "inputs": [{"shape": []}],
+      "failure": {"property": "adjoint_identity", "positions": [-1]}})");
+  CommandRun refused = runTapecheck("show --dot " + bad);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("failure.positions: must be an array of positions"), std::string::npos) << refused.err;
+}
+
 TEST(Show, DotRendersWithGraphviz) {
   for (const std::string& file : filesIn("examples/graphs", ".json")) {
     std::string svgFile = ::testing::TempDir() + std::filesystem::path(file).stem().string() + ".svg";
@@ -147,8 +185,9 @@ TEST(Show, DotRendersWithGraphviz) {
 TEST(Show, DotMarksTheOutputAndEveryArgumentEdge) {
   CommandRun run = runTapecheck("show --dot " + source("examples/graphs/readme.json"));
   ASSERT_EQ(run.status, 0);
-  EXPECT_NE(run.out.find("p2 [label=\"2: matmul(0, 1) [2]\"];"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("p4 [label=\"4: scale(3) c=-1/2 [2]\", penwidth=3];"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("p2 [label=\"2: matmul(0, 1) [2]\\lvalue: 3/2 9/2\\lseed: 0 0\\l\"];"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("p4 [label=\"4: scale(3) c=-1/2 [2]\\lvalue: -3/4 0\\lseed: 1 3\\l\", penwidth=3];"), std::string::npos)
+      << run.out;
   for (const char* edge : {"p0 -> p2;", "p1 -> p2;", "p2 -> p3;", "p3 -> p4;"})
     EXPECT_NE(run.out.find(edge), std::string::npos) << edge;
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/run_tapecheck.h"
@@ -110,12 +111,32 @@ TEST(EngineCmd, AWrongIdIsAnInputError) {
 
 TEST(EngineCmd, GradientsOfTheWrongShapeAreADifferenceNotAnInputError) {
   CommandRun run = runTapecheck("run --property compileChecked_backwardDenseFrom --carrier rational --cases 60 --seed 1 " +
-                                misbehaving("wrong-shape-on", "mul") + " --save-failures " + saveDir("shape"));
+                                misbehaving("wrong-shape-on", "mul") + " --save-failures " + saveDir("shape") +
+                                " --json " + saveDir("shape") + ".json");
   ASSERT_EQ(run.status, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("shape"), std::string::npos) << run.out;
   nlohmann::json shrunk = savedCase(run.out);
   ASSERT_TRUE(shrunk.is_object()) << run.out;
   EXPECT_LE(shrunk["nodes"].size(), 3u) << shrunk.dump();
+  // The saved failure names the positions it blames; show --dot, which cannot re-run the engine,
+  // fills exactly those and says why in its legend.
+  const nlohmann::json& positions = shrunk["failure"]["positions"];
+  ASSERT_TRUE(positions.is_array() && !positions.empty()) << shrunk.dump();
+  std::ifstream json(saveDir("shape") + ".json");
+  EXPECT_EQ(nlohmann::json::parse(json)["results"][0]["failure"]["positions"], positions);
+  std::string file = run.out.substr(run.out.find("saved: ") + 7, run.out.find('\n', run.out.find("saved: ")) - run.out.find("saved: ") - 7);
+  CommandRun dot = runTapecheck("show --dot " + file);
+  ASSERT_EQ(dot.status, 0) << dot.err;
+  EXPECT_NE(dot.out.find("red fill: blamed by the saved failure of compileChecked_backwardDenseFrom (not re-checked: its "
+                         "engine is another process: replay it with --engine-cmd)"),
+            std::string::npos)
+      << dot.out;
+  for (const auto& p : positions) {
+    std::size_t line = dot.out.find(fmt::format("  p{} [label=", p.get<std::size_t>()));
+    ASSERT_NE(line, std::string::npos) << dot.out;
+    EXPECT_NE(dot.out.substr(line, dot.out.find('\n', line) - line).find("fillcolor"), std::string::npos) << dot.out;
+  }
+  EXPECT_EQ(static_cast<std::size_t>(std::count(dot.out.begin(), dot.out.end(), '#')), positions.size()) << dot.out;
 }
 
 TEST(EngineCmd, AnUnsupportedAnswerIsCountedNotFailed) {

@@ -168,18 +168,19 @@ TEST(FaultyEngine, AForgottenAncestorShrinksToATinyCaseWithTheDifferingGradients
   EXPECT_LE(shrunk["nodes"].size(), 3u) << shrunk.dump();
   EXPECT_GT(run.failure->original["nodes"].size(), shrunk["nodes"].size()) << shrunk.dump();
   const props::Verdict& verdict = run.failure->verdict;
-  EXPECT_EQ(verdict.leftName, "backwardDenseAllFrom");
-  EXPECT_EQ(verdict.rightName, "backwardDenseFrom");
+  EXPECT_EQ(verdict.leftName, "test single");  // both sides are the engine's own passes, named after it
+  EXPECT_EQ(verdict.rightName, "test dense");
   ASSERT_FALSE(verdict.differences.empty()) << verdict.why;
   EXPECT_NE(verdict.differences[0].left, verdict.differences[0].right);
   // The listing shows both sides where they differ, and the picture fills those positions.
   std::string listing = props::formatCaseListing<Rational>(shrunk, verdict);
   std::size_t p = verdict.differences[0].position;
-  EXPECT_NE(listing.find("backwardDenseAllFrom  " + verdict.differences[0].left + "   <- differs"), std::string::npos) << listing;
-  EXPECT_NE(listing.find("backwardDenseFrom     " + verdict.differences[0].right), std::string::npos) << listing;
-  std::string dot = props::formatCaseDot<Rational>(shrunk, verdict);
+  EXPECT_NE(listing.find("test single  " + verdict.differences[0].left + "   <- differs"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("test dense   " + verdict.differences[0].right), std::string::npos) << listing;
+  std::string dot = props::formatCaseDot<Rational>(shrunk, props::blamedPositions(verdict), props::blameMeaning(verdict));
   EXPECT_NE(dot.find(fmt::format("p{} [label=", p)), std::string::npos) << dot;
   EXPECT_EQ(std::count(dot.begin(), dot.end(), '#'), static_cast<long>(verdict.differences.size())) << dot;
+  EXPECT_NE(dot.find("red fill: blamed by the failure: single output"), std::string::npos) << dot;
 }
 
 // The corpus keeps this fault's shrunk counterexample; it fails on the faulty engine alone.
@@ -217,7 +218,7 @@ TEST(FaultyEngine, ABackwardThatAlwaysFailsFailsEveryPropertyThatRunsOne) {
   ASSERT_NE(determinism, nullptr);
   props::PropertyRun run = props::runProperty(*determinism, TestEngine<Rational>(Fault::backwardFails), {100, 1});
   ASSERT_TRUE(run.failure);
-  EXPECT_EQ(run.failure->verdict.why, "backwardDenseFrom failed: the backward pass is broken");
+  EXPECT_EQ(run.failure->verdict.why, "test: backwardDense failed: the backward pass is broken");
 }
 
 // A domain failure on both compiles is skipped, not passed: nothing was compared.

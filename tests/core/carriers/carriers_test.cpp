@@ -65,6 +65,34 @@ TEST(Carriers, ExactValuesPrintCanonically) {
   EXPECT_EQ(Carrier<ModP>::format(ModP::fromInt(-1)), "2305843009213693950");
 }
 
+
+// Files keep the residue in [0, p); people see it in the symmetric range, or as a small fraction
+// marked as a residue, so that 1/3 mod p is not mistaken for the exact rational 1/3.
+TEST(Carriers, ModPDisplaysSymmetricResiduesAndSmallFractionsMarkedModP) {
+  const ModP three = ModP::fromInt(3);
+  EXPECT_EQ(displayValue(ModP::fromInt(-1)), "-1");
+  EXPECT_EQ(displayValue(ModP::fromInt(0)), "0");
+  EXPECT_EQ(displayValue(ModP::fromInt(7)), "7");
+  EXPECT_EQ(displayValue(ModP::fromInt(1) / three), "≡1/3 (mod p)");
+  EXPECT_EQ(displayValue(ModP::fromInt(-5) / ModP::fromInt(12)), "≡-5/12 (mod p)");
+  EXPECT_EQ(displayValue(ModP::fromResidue((ModP::kPrime + 1) / 2)), "≡1/2 (mod p)");
+  EXPECT_EQ(displayValue(ModP::fromResidue((ModP::kPrime - 1) / 2)), "≡-1/2 (mod p)");
+  // Residues without a small fraction: the symmetric range, either side of zero.
+  EXPECT_EQ(displayValue(ModP::fromInt(1000000000000)), "1000000000000");
+  EXPECT_EQ(displayValue(ModP::fromInt(-1000000000000)), "-1000000000000");
+  EXPECT_EQ(displayValue(ModP::fromInt(1 << 21) / three), "768614336405263701");  // 2^21/3: too large a fraction
+  // Every displayed fraction is the residue it stands for.
+  for (std::int64_t n : {-7, 1, 22, 1000003})
+    for (std::int64_t d : {2, 9, 1048576}) {
+      std::string shown = displayValue(ModP::fromInt(n) / ModP::fromInt(d));
+      if (shown.starts_with("≡")) {
+        std::string fraction = shown.substr(std::string("≡").size(), shown.find(' ') - std::string("≡").size());
+        EXPECT_EQ(*parseValue<ModP>(fraction), ModP::fromInt(n) / ModP::fromInt(d)) << shown;
+      }
+    }
+  EXPECT_EQ(displayValue(Rational(1) / 3), "1/3");
+  EXPECT_EQ(displayValue(-0.5), "-0.5");
+}
 TEST(Carriers, IeeeValuesPrintShortestRoundTrip) {
   EXPECT_EQ(Carrier<double>::format(0.1), "0.1");
   EXPECT_EQ(Carrier<float>::format(0.1f), "0.1");
