@@ -3,12 +3,14 @@
 // policies; and survey mode, which tallies failures by op and class of difference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/carriers/rational.h"
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
+#include "properties/determinism.h"
 #include "properties/report.h"
 #include "properties/runner.h"
 #include "tests/properties/rewritten_context_engine.h"
@@ -251,3 +253,20 @@ TEST(Survey, WithoutSurveyARunStopsAtTheFirstFailure) {
 
 }  // namespace
 }  // namespace tc
+
+namespace tc::props {
+namespace {
+
+TEST(Determinism, InterleavesEveryPositionOfASmallGraphAndAnEvenSpreadOfALargeOne) {
+  EXPECT_EQ(interleavedPositions(4), (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(interleavedPositions(kInterleavedPasses).size(), kInterleavedPasses);
+  std::vector<std::size_t> spread = interleavedPositions(2001);
+  ASSERT_EQ(spread.size(), kInterleavedPasses);
+  EXPECT_EQ(spread.front(), 0u);
+  EXPECT_EQ(spread.back(), 2000u);
+  EXPECT_TRUE(std::is_sorted(spread.begin(), spread.end()) &&
+              std::adjacent_find(spread.begin(), spread.end()) == spread.end());
+}
+
+}  // namespace
+}  // namespace tc::props
