@@ -21,8 +21,10 @@
 
 namespace tc::props {
 
-//! Node k's probes for one probe set: a direction per earlier position (zero off its
-//! arguments) and a cotangent.
+//! Node k's probes for one probe set: a direction per earlier position, and a cotangent. Only the
+//! arguments' directions are tensors: the others are zero, never materialized (a node's forward
+//! reads only its arguments, and a term at any other position meets a zero direction, which on
+//! the exact carriers adds exactly 0), so a node costs its arguments, not its position.
 template <class T>
 struct NodeProbe {
   Pack<T> directions;
@@ -38,17 +40,19 @@ NodeProbe<T> nodeProbe(const Case<T>& c, const Context<T>& context, std::size_t 
   for (std::size_t p = 0; p < k; ++p) {
     auto slot = static_cast<std::size_t>(std::find(args.begin(), args.end(), p) - args.begin());
     directions.push_back(slot < args.size() ? probeCotangents<T>(c.graph.shapeAt(p), 1 + 2 * slot + 5 * variant)[1]
-                                            : Tensor<T>::filled(c.graph.shapeAt(p), zero<T>()));
+                                            : Tensor<T>());
   }
   smoothDirectionsAtKinks(c.graph, context, c.data, k, directions);
   return {std::move(directions), probeCotangents<T>(c.graph.shapeAt(k), 3 * variant)[1]};
 }
 
-//! J_k·v: node k's tangent when the earlier positions move along `directions`.
+//! J_k·v: node k's tangent when its arguments move along `directions` (the other positions are
+//! not read).
 template <class T>
-Tensor<T> nodeTangent(const Context<T>& context, const DualGraph<T>& dual, std::size_t k, const Pack<T>& directions) {
-  Context<Dual<T>> lifted;
-  for (std::size_t p = 0; p < k; ++p) lifted.push_back(liftTensor(context[p], &directions[p].values));
+Tensor<T> nodeTangent(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual, std::size_t k,
+                      const Pack<T>& directions) {
+  Context<Dual<T>> lifted(k);
+  for (std::size_t p : c.graph.nodeAt(k).args) lifted[p] = liftTensor(context[p], &directions[p].values);
   return tangentOf(dual.forward(k, lifted));
 }
 
@@ -67,14 +71,15 @@ std::map<std::size_t, Tensor<T>> termsOf(const Case<T>& c, const Context<T>& con
 //! Notes and details at argument position a of node k: its direction and term, blamed when the
 //! identity fails with a alone moving (it is linear in the directions, so it holds per argument).
 template <class T>
-void explainArgument(const Context<T>& context, const DualGraph<T>& dual, std::size_t k, const NodeProbe<T>& probe,
+void explainArgument(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual, std::size_t k,
+                     const NodeProbe<T>& probe,
                      const std::map<std::size_t, Tensor<T>>& terms, std::size_t a, Verdict& verdict,
                      std::vector<std::string>& details) {
   Pack<T> alone;
   for (std::size_t p = 0; p < k; ++p)
     alone.push_back(p == a ? probe.directions[p] : Tensor<T>::filled(probe.directions[p].shape, zero<T>()));
   const Tensor<T> term = terms.contains(a) ? terms.at(a) : Tensor<T>::filled(probe.directions[a].shape, zero<T>());
-  const T forward = innerProduct(probe.ct, nodeTangent(context, dual, k, alone));
+  const T forward = innerProduct(probe.ct, nodeTangent(c, context, dual, k, alone));
   const T reverse = innerProduct(term, probe.directions[a]);
   const bool holds = Carrier<T>::same(forward, reverse);
   const std::string termLabel = fmt::format("term of node {}", k);
@@ -103,7 +108,7 @@ Verdict nodeAdjointFailure(const Case<T>& c, const Context<T>& context, const Du
   const auto terms = termsOf(c, context, k, probe.ct);
   std::vector<std::string> details;
   for (std::size_t a : std::set<std::size_t>(c.graph.nodeAt(k).args.begin(), c.graph.nodeAt(k).args.end()))
-    explainArgument(context, dual, k, probe, terms, a, verdict, details);
+    explainArgument(c, context, dual, k, probe, terms, a, verdict, details);
   if (!details.empty()) verdict.why += fmt::format("; {}", fmt::join(details, "; "));
   return verdict;
 }
@@ -113,10 +118,12 @@ template <class T>
 std::optional<Verdict> nodeAdjointDifference(const Case<T>& c, const Context<T>& context, const DualGraph<T>& dual,
                                              std::size_t k, std::size_t variant) {
   const NodeProbe<T> probe = nodeProbe(c, context, k, variant);
-  const Tensor<T> tangent = nodeTangent(context, dual, k, probe.directions);
+  const Tensor<T> tangent = nodeTangent(c, context, dual, k, probe.directions);
   const T forward = innerProduct(probe.ct, tangent);
   T reverse = zero<T>();
-  for (const auto& [p, term] : termsOf(c, context, k, probe.ct)) reverse = reverse + innerProduct(term, probe.directions[p]);
+  const auto& args = c.graph.nodeAt(k).args;
+  for (const auto& [p, term] : termsOf(c, context, k, probe.ct))
+    if (std::find(args.begin(), args.end(), p) != args.end()) reverse = reverse + innerProduct(term, probe.directions[p]);
   if (Carrier<T>::same(forward, reverse)) return std::nullopt;
   return nodeAdjointFailure(c, context, dual, k, probe, tangent, forward, reverse);
 }
