@@ -35,12 +35,20 @@ process::Launcher forkServing(const std::string& builtinName, const NamedEngine*
   return [builtinName, registered] {
     return process::ChildProcess::fork([&](int in, std::FILE* out) {
       return serveReportingExceptions([&] {
-        if (!registered) return process::serve(builtinName, in, out);
-        return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, in, out);
+        return serveEngine(builtinName, registered, in, out);
       });
     });
   };
 }
+
+}  // namespace
+
+int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out) {
+  if (!registered) return process::serve(builtinName, in, out);
+  return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, in, out);
+}
+
+namespace {
 
 bool isBuiltin(std::string_view name) {
   return std::find(std::begin(kBuiltinEngineNames), std::end(kBuiltinEngineNames), name) != std::end(kBuiltinEngineNames);

@@ -3,6 +3,7 @@
 // built-in or registered engine by name (--engine), or a command that speaks the engine protocol
 // (--engine-cmd, docs/engine-protocol.md), started once and shared by every carrier.
 #include <cassert>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +75,10 @@ class EngineSource {
              std::unique_ptr<process::ProcessEngine<float>>>
       engines_;
 };
+
+//! Answers the engine protocol from `in` on `out` (docs/engine-protocol.md) with `registered`, or
+//! when it is nullptr with the built-in engine `builtinName`; returns serve()'s status.
+int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out);
 
 //! The program a command line runs in: its name in the command lines it prints (replay, rerun),
 //! and the engines it knows.

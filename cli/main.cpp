@@ -89,13 +89,6 @@ std::string programName(const char* argv0) {
   return path.substr(path.find_last_of('/') + 1);
 }
 
-// Serves an engine on standard input and output: a built-in one, or one the program registered.
-int serveEngine(const std::string& name, const EngineCatalog& engines) {
-  const NamedEngine* registered = engines.registered(name);
-  if (!registered) return process::serve(name, 0, stdout);
-  return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, 0, stdout);
-}
-
 }  // namespace
 
 int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<ExtraCommand> extra) {
@@ -191,7 +184,10 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
     if (*replayCommand) return replayCase(replay, program);
     if (*checkCommand) return checkGraph(check, program);
     if (*showCommand) return showCase(show, program);
-    if (*serveCommand) return serveEngine(serveName.empty() ? catalog.defaultName() : serveName, catalog);
+    if (*serveCommand) {
+      const std::string name = serveName.empty() ? catalog.defaultName() : serveName;
+      return serveEngine(name, catalog.registered(name), 0, stdout);
+    }
     for (const auto& [command, runs] : extraCommands)
       if (*command) return runs();
   } catch (const process::ProtocolError& e) {
