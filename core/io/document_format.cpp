@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <fstream>
 #include <sstream>
 #include <array>
@@ -30,20 +31,60 @@ std::string formatValue(const nlohmann::json& value) {
   return out + (value.is_array() ? "  ]" : "  }");
 }
 
+// nlohmann's DOM builder with a bound on nesting, checked at the same events (and so failing on the
+// same documents) as a parse callback would be. A parse callback is not used because nlohmann's
+// callback parser scans the enclosing array at the end of every object: quadratic in the nodes.
+class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
+ public:
+  using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
+  static constexpr std::size_t kMaxDepth = 64;
+  explicit DepthLimitedDom(nlohmann::json& root) : Base(root) {}
+  bool tooDeep() const { return tooDeep_; }
+
+  bool null() { return fits() && Base::null(); }
+  bool boolean(bool v) { return fits() && Base::boolean(v); }
+  bool number_integer(number_integer_t v) { return fits() && Base::number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) { return fits() && Base::number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) { return fits() && Base::number_float(v, s); }
+  bool string(string_t& v) { return fits() && Base::string(v); }
+  bool binary(binary_t& v) { return fits() && Base::binary(v); }
+  bool key(string_t& v) { return fits() && Base::key(v); }
+  bool start_object(std::size_t n) { return fits() && open() && Base::start_object(n); }
+  bool start_array(std::size_t n) { return fits() && open() && Base::start_array(n); }
+  bool end_object() { return close() && Base::end_object(); }
+  bool end_array() { return close() && Base::end_array(); }
+
+ private:
+  // An event inside more than kMaxDepth open containers is refused.
+  bool fits() {
+    tooDeep_ = depth_ > kMaxDepth;
+    return !tooDeep_;
+  }
+  bool open() {
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  std::size_t depth_ = 0;
+  bool tooDeep_ = false;
+};
+
 }  // namespace
 
 Result<nlohmann::json> parseJsonDocument(std::string_view text) {
   using nlohmann::json;
   // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
-  constexpr int kMaxDepth = 64;
-  struct TooDeep {};
   try {
-    return json::parse(text, [](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth) throw TooDeep{};
-      return true;
-    });
-  } catch (const TooDeep&) {
-    return fail(fmt::format("malformed JSON: nested deeper than {} levels", kMaxDepth));
+    json root;
+    DepthLimitedDom dom(root);
+    if (!json::sax_parse(text, &dom)) {
+      assert(dom.tooDeep() && "syntax errors throw");
+      return fail(fmt::format("malformed JSON: nested deeper than {} levels", DepthLimitedDom::kMaxDepth));
+    }
+    return root;
   } catch (const json::exception& e) {
     return fail(fmt::format("malformed JSON: {}", escape(e.what(), 300)));
   }
