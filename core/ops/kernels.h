@@ -1,7 +1,9 @@
 #pragma once
 // Elementwise and indexing helpers shared by op definitions.
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <type_traits>
 
 #include "core/carriers/carrier.h"
 #include "core/tensor/tensor.h"
@@ -45,6 +47,90 @@ template <class T>
 void addInto(Tensor<T>& acc, const Tensor<T>& x) {
   assert(acc.size() == x.size());
   for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = acc[i] + x[i];
+}
+
+// The dense kernels below keep the specification's order exactly: every inner sum is a left fold
+// from the carrier's zero over increasing index, every product is formed before it is added, with
+// its operands on the sides the op's formula writes (which decides NaN payloads on IEEE carriers
+// and which flag GridBound reports first). They only choose which outputs advance together, so
+// results are bit-identical to the plain loops while memory is read along rows.
+
+//! Where a kernel's matrix element stands in each product: `left` forms row·x, `right` x·row.
+enum class RowSide { left, right };
+
+template <RowSide side, class T>
+T product(const T& row, const T& other) {
+  if constexpr (side == RowSide::left) return row * other;
+  else return other * row;
+}
+
+//! out[i] = fold over l < k of rows[i·k + l] · x[l], for i < m: a row-major [m, k] matrix
+//! times a vector. On IEEE carriers four rows advance together: four independent folds hide the
+//! latency of each addition, and each fold still adds in l order.
+template <RowSide side, class T>
+void foldRowDots(const T* rows, std::size_t m, std::size_t k, const T* x, T* out) {
+  std::size_t i = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    for (; i + 4 <= m; i += 4) {
+      const T* r0 = rows + i * k;
+      const T *r1 = r0 + k, *r2 = r1 + k, *r3 = r2 + k;
+      T a0 = zero<T>(), a1 = zero<T>(), a2 = zero<T>(), a3 = zero<T>();
+      for (std::size_t l = 0; l < k; ++l) {
+        a0 = a0 + product<side>(r0[l], x[l]);
+        a1 = a1 + product<side>(r1[l], x[l]);
+        a2 = a2 + product<side>(r2[l], x[l]);
+        a3 = a3 + product<side>(r3[l], x[l]);
+      }
+      out[i] = a0, out[i + 1] = a1, out[i + 2] = a2, out[i + 3] = a3;
+    }
+  }
+  for (; i < m; ++i) {
+    const T* r = rows + i * k;
+    T acc = zero<T>();
+    for (std::size_t l = 0; l < k; ++l) acc = acc + product<side>(r[l], x[l]);
+    out[i] = acc;
+  }
+}
+
+//! c[i·n + j] = fold over p < depth of x(i, p) · y[p·n + j], for i < m, j < n, where
+//! x(i, p) = x[i·xRow + p·xStep] (a row-major [m, depth] matrix has xRow = depth, xStep = 1; its
+//! transpose read in place xRow = 1, xStep = m) and y is a row-major [depth, n] matrix: each
+//! output a left fold from +0 over increasing p. IEEE values go to foldProductsIeee, which keeps
+//! blocks of outputs in vector registers (IEEE multiplication commutes, so `side` only matters
+//! to the other carriers).
+void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
+                      std::size_t depth, std::size_t n, double* c);
+void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
+                      std::size_t depth, std::size_t n, float* c);
+
+template <RowSide side, class T>
+void foldProducts(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m, std::size_t depth,
+                  std::size_t n, T* c) {
+  if constexpr (std::is_floating_point_v<T>) {
+    foldProductsIeee(x, xRow, xStep, y, m, depth, n, c);
+  } else {
+    for (std::size_t i = 0; i < m; ++i) {  // row i of c combines the rows of y
+      T* __restrict out = c + i * n;
+      std::fill(out, out + n, zero<T>());
+      for (std::size_t p = 0; p < depth; ++p) {
+        const T& coefficient = x[i * xRow + p * xStep];
+        const T* __restrict row = y + p * n;
+        for (std::size_t j = 0; j < n; ++j) out[j] = out[j] + product<side>(row[j], coefficient);
+      }
+    }
+  }
+}
+
+//! The row-major transpose of a row-major [rows, cols] matrix, copied in tiles that stay in cache.
+template <class T>
+std::vector<T> transposedValues(const T* x, std::size_t rows, std::size_t cols) {
+  constexpr std::size_t kTile = 32;
+  std::vector<T> out(rows * cols, zero<T>());
+  for (std::size_t i0 = 0; i0 < rows; i0 += kTile)
+    for (std::size_t j0 = 0; j0 < cols; j0 += kTile)
+      for (std::size_t i = i0; i < std::min(rows, i0 + kTile); ++i)
+        for (std::size_t j = j0; j < std::min(cols, j0 + kTile); ++j) out[j * rows + i] = x[i * cols + j];
+  return out;
 }
 
 //! Product of the dimensions from `from` on (the row size below an axis).

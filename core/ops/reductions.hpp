@@ -58,13 +58,14 @@ struct SumAxis : UnaryBase {
   static Tensor<T> forward(const OpCall<T>& c) {
     const Tensor<T>& x = c.arg(0);
     Layout l(x.shape, c.attrs.axis);
-    Tensor<T> out = zeros<T>(c.shape);
-    for (std::size_t o = 0; o < l.outer; ++o)
-      for (std::size_t i = 0; i < l.inner; ++i) {
-        T acc = zero<T>();
-        for (std::size_t j = 0; j < l.n; ++j) acc = acc + x[(o * l.n + j) * l.inner + i];
-        out[o * l.inner + i] = acc;
+    Tensor<T> out = zeros<T>(c.shape);  // each output folds over j from +0; rows of x are read in order
+    for (std::size_t o = 0; o < l.outer; ++o) {
+      T* total = &out[o * l.inner];
+      for (std::size_t j = 0; j < l.n; ++j) {
+        const T* row = &x[(o * l.n + j) * l.inner];
+        for (std::size_t i = 0; i < l.inner; ++i) total[i] = total[i] + row[i];
       }
+    }
     return out;
   }
   template <class T>
@@ -146,12 +147,10 @@ struct Matmul : OpBase, ProductDegree {
     const Tensor<T>& b = c.arg(1);
     std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
     Tensor<T> out = zeros<T>(c.shape);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        T acc = zero<T>();
-        for (std::size_t l = 0; l < k; ++l) acc = acc + a[i * k + l] * b[l * n + j];
-        out[i * n + j] = acc;
-      }
+    if (b.shape.size() == 1)  // out[i] = Σ_l a[i, l]·b[l]
+      kernels::foldRowDots<kernels::RowSide::left>(a.values.data(), m, k, b.values.data(), out.values.data());
+    else  // out[i, j] = Σ_l a[i, l]·b[l, j]
+      kernels::foldProducts<kernels::RowSide::right>(a.values.data(), k, 1, b.values.data(), m, k, n, out.values.data());
     return out;
   }
   template <class T>
@@ -159,26 +158,18 @@ struct Matmul : OpBase, ProductDegree {
     const Tensor<T>& a = c.arg(0);
     const Tensor<T>& b = c.arg(1);
     std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
-    bool vector = b.shape.size() == 1;
-    Tensor<T> ga = zeros<T>(a.shape);  // ct · bᵀ
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t l = 0; l < k; ++l) {
-        if (vector) {
-          ga[i * k + l] = ct[i] * b[l];
-          continue;
-        }
-        T acc = zero<T>();
-        for (std::size_t j = 0; j < n; ++j) acc = acc + ct[i * n + j] * b[l * n + j];
-        ga[i * k + l] = acc;
-      }
-    Tensor<T> gb = zeros<T>(b.shape);  // aᵀ · ct
-    for (std::size_t l = 0; l < k; ++l)
-      for (std::size_t j = 0; j < n; ++j) {
-        T acc = zero<T>();
-        for (std::size_t i = 0; i < m; ++i)
-          acc = acc + a[TC_MUTANT(4) && m == k ? l * k + i : i * k + l] * ct[i * n + j];
-        gb[l * n + j] = acc;
-      }
+    Tensor<T> ga = zeros<T>(a.shape);  // ct · bᵀ: ga[i, l] = Σ_j ct[i, j]·b[l, j]; an outer product for a vector b
+    if (b.shape.size() == 1) {
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t l = 0; l < k; ++l) ga[i * k + l] = ct[i] * b[l];
+    } else {
+      std::vector<T> bt = kernels::transposedValues(b.values.data(), k, n);
+      kernels::foldProducts<kernels::RowSide::right>(ct.values.data(), n, 1, bt.data(), m, n, k, ga.values.data());
+    }
+    Tensor<T> gb = zeros<T>(b.shape);  // aᵀ · ct: gb[l, j] = Σ_i a[i, l]·ct[i, j], aᵀ read in place
+    const bool transposed = TC_MUTANT(4) && m == k;  // the fault reads a[l, i] for a[i, l]
+    kernels::foldProducts<kernels::RowSide::right>(a.values.data(), transposed ? k : 1, transposed ? 1 : k,
+                                                   ct.values.data(), k, m, n, gb.values.data());
     out.push_back({0, std::move(ga)});
     out.push_back({1, std::move(gb)});
   }
@@ -232,11 +223,8 @@ struct Linear : OpBase {
     const Tensor<T>& b = c.arg(2);
     std::size_t m = w.shape[0], k = w.shape[1];
     Tensor<T> out = zeros<T>(Shape{m});
-    for (std::size_t i = 0; i < m; ++i) {
-      T acc = zero<T>();
-      for (std::size_t l = 0; l < k; ++l) acc = acc + w[i * k + l] * x[l];
-      out[i] = acc + b[i];
-    }
+    kernels::foldRowDots<kernels::RowSide::left>(w.values.data(), m, k, x.values.data(), out.values.data());
+    for (std::size_t i = 0; i < m; ++i) out[i] = out[i] + b[i];
     return out;
   }
   template <class T>
@@ -247,12 +235,8 @@ struct Linear : OpBase {
     Tensor<T> gw = zeros<T>(w.shape);  // ct ⊗ x
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t l = 0; l < k; ++l) gw[i * k + l] = ct[i] * x[l];
-    Tensor<T> gx = zeros<T>(x.shape);  // Wᵀ ct
-    for (std::size_t l = 0; l < k; ++l) {
-      T acc = zero<T>();
-      for (std::size_t i = 0; i < m; ++i) acc = acc + w[i * k + l] * ct[i];
-      gx[l] = acc;
-    }
+    Tensor<T> gx = zeros<T>(x.shape);  // Wᵀ ct: gx[l] = Σ_i W[i, l]·ct[i]
+    kernels::foldProducts<kernels::RowSide::left>(ct.values.data(), m, 1, w.values.data(), 1, m, k, gx.values.data());
     out.push_back({0, std::move(gw)});
     out.push_back({1, std::move(gx)});
     if (!TC_MUTANT(5)) out.push_back({2, ct});

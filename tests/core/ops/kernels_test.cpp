@@ -1,0 +1,231 @@
+// The dense kernels (core/ops/kernels.h) against the literal loops of docs/semantics.md §2.2: every
+// inner sum a left fold from +0 in increasing index order, every product formed before it is
+// added. The kernels choose which outputs advance together (and on IEEE carriers put them in
+// vector lanes); that must not change a single bit. Values include ±0, ±inf, NaN, subnormals and
+// magnitudes whose sums round differently in another order; shapes cover every remainder of the
+// kernels' blocks (rows by 4, columns by 4 and 8 doubles or 8 and 16 floats).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/carriers/carrier.h"
+#include "core/graph/builder.h"
+#include "core/graph/node_program.h"
+
+namespace {
+
+using tc::Carrier;
+using tc::Graph;
+using tc::GraphBuilder;
+using tc::OpKind;
+using tc::Pack;
+using tc::Shape;
+using tc::Tensor;
+
+template <class T>
+T valueFrom(std::mt19937_64& rng) {
+  if constexpr (std::is_floating_point_v<T>) {
+    static const T specials[] = {T(0),
+                              -T(0),
+                              std::numeric_limits<T>::infinity(),
+                              -std::numeric_limits<T>::infinity(),
+                              std::numeric_limits<T>::quiet_NaN(),
+                              std::numeric_limits<T>::denorm_min(),
+                              -std::numeric_limits<T>::denorm_min() * 3,
+                              std::ldexp(T(1), -20),
+                              std::ldexp(T(1), 24),
+                              -std::ldexp(T(1), 24),
+                              T(1),
+                              T(-1)};
+    std::uniform_int_distribution<int> pick(0, 99);
+    const int which = pick(rng);
+    if (which < 12) return specials[which];  // about one value in eight is special
+    std::uniform_real_distribution<T> uniform(T(-4), T(4));
+    return uniform(rng);  // sums of these round, so the order of additions shows in the bits
+  } else {
+    std::uniform_int_distribution<int> pick(-9, 9);
+    return Carrier<T>::fromInt(pick(rng)) / Carrier<T>::fromInt(pick(rng) % 4 == 0 ? 1 : 3);
+  }
+}
+
+template <class T>
+Tensor<T> randomTensor(const Shape& shape, std::mt19937_64& rng) {
+  std::vector<T> values;
+  for (std::size_t i = 0; i < tc::elementCount(shape); ++i) values.push_back(valueFrom<T>(rng));
+  return Tensor<T>(shape, std::move(values));
+}
+
+//! Equal as the properties compare (bit patterns on IEEE carriers; two NaNs are equal), and on
+//! IEEE carriers the same bits whenever either is not a NaN.
+template <class T>
+::testing::AssertionResult sameValues(const Tensor<T>& expected, const Tensor<T>& actual, const std::string& what) {
+  if (!(expected.shape == actual.shape)) return ::testing::AssertionFailure() << what << ": shapes differ";
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (!Carrier<T>::same(expected[i], actual[i]))
+      return ::testing::AssertionFailure() << what << ": value " << i << ": " << Carrier<T>::format(expected[i])
+                                           << " (literal loop) vs " << Carrier<T>::format(actual[i]) << " (kernel)";
+  return ::testing::AssertionSuccess();
+}
+
+// The literal loops: c[i, j] = (((+0 + x(i, 0)·y(0, j)) + x(i, 1)·y(1, j)) + ...).
+template <class T, class X, class Y>
+Tensor<T> literalProducts(const Shape& shape, std::size_t m, std::size_t depth, std::size_t n, X x, Y y) {
+  std::vector<T> out;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      T acc = tc::zero<T>();
+      for (std::size_t p = 0; p < depth; ++p) acc = acc + x(i, p) * y(p, j);
+      out.push_back(acc);
+    }
+  return Tensor<T>(shape, std::move(out));
+}
+
+//! The node at the last position of `graph` on the context `inputs`: its value and the terms of
+//! its program on cotangent `ct`, one tensor per argument position.
+template <class T>
+struct NodeRun {
+  Tensor<T> value;
+  std::vector<Tensor<T>> terms;
+};
+
+template <class T>
+NodeRun<T> runLastNode(const Graph<T>& graph, Pack<T> context, const Tensor<T>& ct) {
+  const std::size_t node = graph.positionCount() - 1;
+  NodeRun<T> run{tc::forwardAt(graph, std::span<const Tensor<T>>(context), {}, node), {}};
+  context.push_back(run.value);
+  tc::LocalContribution<T> c = tc::localContribution(graph, std::span<const Tensor<T>>(context), {}, node, ct);
+  for (auto& [position, term] : c.support) run.terms.push_back(term);
+  return run;
+}
+
+template <class T>
+class DenseKernels : public ::testing::Test {};
+using Carriers = ::testing::Types<double, float, tc::Rational>;
+TYPED_TEST_SUITE(DenseKernels, Carriers);
+
+const std::vector<std::size_t> kSizes{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33};
+
+TYPED_TEST(DenseKernels, MatmulEqualsTheLiteralLoops) {
+  using T = TypeParam;
+  std::mt19937_64 rng(7);
+  for (std::size_t m : kSizes)
+    for (std::size_t k : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{17}})
+      for (std::size_t n : kSizes) {
+        auto b = *GraphBuilder<T>::create({{m, k}, {k, n}});
+        ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
+        Graph<T> g = std::move(b).build();
+        Tensor<T> a = randomTensor<T>({m, k}, rng), y = randomTensor<T>({k, n}, rng), ct = randomTensor<T>({m, n}, rng);
+        NodeRun<T> run = runLastNode(g, {a, y}, ct);
+        const std::string where = "[" + std::to_string(m) + ", " + std::to_string(k) + "] x [" + std::to_string(k) + ", " +
+                                  std::to_string(n) + "]";
+        EXPECT_TRUE(sameValues(literalProducts<T>({m, n}, m, k, n, [&](auto i, auto l) { return a[i * k + l]; },
+                                                  [&](auto l, auto j) { return y[l * n + j]; }),
+                               run.value, where + " forward"));
+        ASSERT_EQ(run.terms.size(), 2u);
+        EXPECT_TRUE(sameValues(literalProducts<T>({m, k}, m, n, k, [&](auto i, auto j) { return ct[i * n + j]; },
+                                                  [&](auto j, auto l) { return y[l * n + j]; }),
+                               run.terms[0], where + " term of a (ct·bᵀ)"));
+        EXPECT_TRUE(sameValues(literalProducts<T>({k, n}, k, m, n, [&](auto l, auto i) { return a[i * k + l]; },
+                                                  [&](auto i, auto j) { return ct[i * n + j]; }),
+                               run.terms[1], where + " term of b (aᵀ·ct)"));
+      }
+}
+
+// Folds longer than the kernels' blocks of 256 steps and more than 128 rows: partial sums are
+// stored and continued, which must change no bit either.
+TYPED_TEST(DenseKernels, LargeMatmulEqualsTheLiteralLoops) {
+  using T = TypeParam;
+  if constexpr (std::is_floating_point_v<T>) {
+    std::mt19937_64 rng(17);
+    for (auto [m, k, n] : {std::array<std::size_t, 3>{130, 300, 19}, std::array<std::size_t, 3>{5, 513, 33}}) {
+      auto b = *GraphBuilder<T>::create({{m, k}, {k, n}});
+      ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
+      Graph<T> g = std::move(b).build();
+      Tensor<T> a = randomTensor<T>({m, k}, rng), y = randomTensor<T>({k, n}, rng), ct = randomTensor<T>({m, n}, rng);
+      NodeRun<T> run = runLastNode(g, {a, y}, ct);
+      const std::string where = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+      EXPECT_TRUE(sameValues(literalProducts<T>({m, n}, m, k, n, [&](auto i, auto l) { return a[i * k + l]; },
+                                                [&](auto l, auto j) { return y[l * n + j]; }),
+                             run.value, where + " forward"));
+      EXPECT_TRUE(sameValues(literalProducts<T>({m, k}, m, n, k, [&](auto i, auto j) { return ct[i * n + j]; },
+                                                [&](auto j, auto l) { return y[l * n + j]; }),
+                             run.terms[0], where + " term of a"));
+      EXPECT_TRUE(sameValues(literalProducts<T>({k, n}, k, m, n, [&](auto l, auto i) { return a[i * k + l]; },
+                                                [&](auto i, auto j) { return ct[i * n + j]; }),
+                             run.terms[1], where + " term of b"));
+    }
+  }
+}
+
+TYPED_TEST(DenseKernels, MatrixVectorProductsEqualTheLiteralLoops) {
+  using T = TypeParam;
+  std::mt19937_64 rng(11);
+  for (std::size_t m : kSizes)
+    for (std::size_t k : kSizes) {
+      const std::string where = "[" + std::to_string(m) + ", " + std::to_string(k) + "]";
+      Tensor<T> w = randomTensor<T>({m, k}, rng), x = randomTensor<T>({k}, rng), bias = randomTensor<T>({m}, rng);
+      Tensor<T> ct = randomTensor<T>({m}, rng);
+      auto column = [&](auto l, auto) { return x[l]; };
+      auto wAt = [&](auto i, auto l) { return w[i * k + l]; };
+      {  // matmul with a vector: the a term is the outer product ct ⊗ b
+        auto b = *GraphBuilder<T>::create({{m, k}, {k}});
+        ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
+        NodeRun<T> run = runLastNode(std::move(b).build(), {w, x}, ct);
+        EXPECT_TRUE(sameValues(literalProducts<T>({m}, m, k, 1, wAt, column), run.value, where + " matmul forward"));
+        EXPECT_TRUE(sameValues(literalProducts<T>({k}, k, m, 1, [&](auto l, auto i) { return w[i * k + l]; },
+                                                  [&](auto i, auto) { return ct[i]; }),
+                               run.terms[1], where + " matmul term of b"));
+      }
+      {  // linear: (Σ_l W·x) + b, and the x term Wᵀ·ct formed as W[i, l]·ct[i]
+        auto b = *GraphBuilder<T>::create({{m, k}, {k}, {m}});
+        ASSERT_TRUE(b.add(OpKind::linear, {0, 1, 2}));
+        NodeRun<T> run = runLastNode(std::move(b).build(), {w, x, bias}, ct);
+        Tensor<T> folds = literalProducts<T>({m}, m, k, 1, wAt, column);
+        for (std::size_t i = 0; i < m; ++i) folds[i] = folds[i] + bias[i];
+        EXPECT_TRUE(sameValues(folds, run.value, where + " linear forward"));
+        std::vector<T> gx;
+        for (std::size_t l = 0; l < k; ++l) {
+          T acc = tc::zero<T>();
+          for (std::size_t i = 0; i < m; ++i) acc = acc + w[i * k + l] * ct[i];
+          gx.push_back(acc);
+        }
+        EXPECT_TRUE(sameValues(Tensor<T>({k}, std::move(gx)), run.terms[1], where + " linear term of x"));
+      }
+    }
+}
+
+TYPED_TEST(DenseKernels, SumAxisEqualsTheLiteralLoop) {
+  using T = TypeParam;
+  std::mt19937_64 rng(13);
+  const Shape shape{3, 5, 4};
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    auto b = *GraphBuilder<T>::create({shape});
+    tc::Attrs<T> attrs;
+    attrs.axis = axis;
+    ASSERT_TRUE(b.add(OpKind::sum_axis, {0}, attrs));
+    Graph<T> g = std::move(b).build();
+    Tensor<T> x = randomTensor<T>(shape, rng);
+    Shape outShape = g.shapeAt(1);
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    std::vector<T> expected;
+    for (std::size_t o = 0; o < outer; ++o)
+      for (std::size_t i = 0; i < inner; ++i) {
+        T acc = tc::zero<T>();
+        for (std::size_t j = 0; j < shape[axis]; ++j) acc = acc + x[(o * shape[axis] + j) * inner + i];
+        expected.push_back(acc);
+      }
+    NodeRun<T> run = runLastNode(g, {x}, randomTensor<T>(outShape, rng));
+    EXPECT_TRUE(sameValues(Tensor<T>(outShape, std::move(expected)), run.value, "sum_axis " + std::to_string(axis)));
+  }
+}
+
+}  // namespace
