@@ -8,7 +8,7 @@
 #define TAPECHECK_INSTANTIATE_RUNTIME(T)                                                                        \
   template std::shared_ptr<const Context<T>> evaluateUnchecked<T>(const Graph<T>&, const Pack<T>&,              \
                                                                   const Data<T>&);                              \
-  template Result<std::shared_ptr<const Context<T>>> evaluateChecked<T>(const Graph<T>&, const Pack<T>&,        \
+  template Result<std::shared_ptr<const Context<T>>> evaluateChecked<T>(const Graph<T>&, Pack<T>,               \
                                                                         const Data<T>&);                        \
   template struct Tape<T>;                                                                                      \
   template TapeNode<T> leafTapeNode<T>(const Tensor<T>&);                                                       \
@@ -20,4 +20,4 @@
   template class SavedGraph<T>;                                                                                 \
   template class GradientView<T>;                                                                               \
   template class Compiled<T>;                                                                                   \
-  template Result<Compiled<T>> compileChecked<T>(const Graph<T>&, const Pack<T>&, const Data<T>&);
+  template Result<Compiled<T>> compileChecked<T>(const Graph<T>&, Pack<T>, const Data<T>&);

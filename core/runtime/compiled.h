@@ -98,8 +98,9 @@ class Compiled {
   mutable std::uint32_t generation_ = 0;
 };
 
-//! Validates and evaluates each node once, in graph order, recording its saved program.
+//! Validates and evaluates each node once, in graph order, recording its saved program. The
+//! context holds the inputs themselves: a caller that hands them over (std::move) saves a copy.
 template <class T>
-Result<Compiled<T>> compileChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data);
+Result<Compiled<T>> compileChecked(const Graph<T>& graph, Pack<T> inputs, const Data<T>& data);
 
 }  // namespace tc

@@ -68,8 +68,8 @@ Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_pt
 }
 
 template <class T>
-Result<Compiled<T>> compileChecked(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
-  auto context = evaluateChecked(graph, inputs, data);
+Result<Compiled<T>> compileChecked(const Graph<T>& graph, Pack<T> inputs, const Data<T>& data) {
+  auto context = evaluateChecked(graph, std::move(inputs), data);
   if (!context) return std::unexpected(context.error());
   return Compiled<T>(graph, data, std::move(*context));
 }

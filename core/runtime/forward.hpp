@@ -31,11 +31,11 @@ std::shared_ptr<const Context<T>> evaluateUnchecked(const Graph<T>& graph, const
 }
 
 template <class T, class OnNode>
-Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, const Pack<T>& inputs,
+Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, Pack<T> inputs,
                                                           const Data<T>& data, OnNode&& onNode) {
   if (auto ok = checkInputs(graph, inputs); !ok) return std::unexpected(ok.error());
   if (auto ok = checkData(graph, data); !ok) return std::unexpected(ok.error());
-  auto context = std::make_shared<Context<T>>(inputs);
+  auto context = std::make_shared<Context<T>>(std::move(inputs));
   context->reserve(graph.positionCount());
   const std::shared_ptr<const Context<T>> shared = context;  // what onNode sees
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
@@ -50,9 +50,9 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
 }
 
 template <class T>
-Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, const Pack<T>& inputs,
+Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph, Pack<T> inputs,
                                                           const Data<T>& data) {
-  return evaluateChecked(graph, inputs, data, [](std::size_t, const std::shared_ptr<const Context<T>>&) {});
+  return evaluateChecked(graph, std::move(inputs), data, [](std::size_t, const std::shared_ptr<const Context<T>>&) {});
 }
 
 }  // namespace tc
