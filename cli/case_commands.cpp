@@ -74,9 +74,10 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   for (const auto& p : props::propertiesFor<T>(domain)) {
     if (options.property != "all" && options.property != p.name) continue;
     if (options.property == "all" && engines.external() && p.scope == props::Scope::runtime) continue;
-    props::CaseSource source = [&](std::size_t i) {
-      if (ownValues && i == 0) return input.doc;
-      return gen::withRandomValues<T>(input.doc, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain);
+    props::CaseSource<T> source = [&](std::size_t i) {
+      if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
+      return props::SourcedCase<T>{
+          nullptr, gen::withRandomValues<T>(loaded, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain)};
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),

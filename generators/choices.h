@@ -2,11 +2,13 @@
 // The generator's source of choices and the value pools it draws from.
 #include <nlohmann/json.hpp>
 
+#include <cassert>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/carriers/carrier.h"
+#include "core/tensor/tensor.h"
 #include "core/tensor/shape.h"
 #include "generators/generate.h"
 
@@ -41,17 +43,55 @@ inline const std::vector<std::string> kIeeeSpecials = {"-0",        "nan",      
                                                        "0x1p53",    "-0x1p53"};
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
+//! Which pool value a draw picked. Documents get its text, tensors the value read from that text
+//! once, so a case drawn into a document and one drawn straight into tensors are the same case.
+struct PoolDraw {
+  const std::vector<std::string>* pool;
+  std::size_t index;
+  const std::string& text() const { return (*pool)[index]; }
+};
+
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly ordinary values
 //! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) — none in the exact domain, whose values
 //! are all small dyadic numbers.
 template <class T>
-std::string randomValue(Choices& pick, Domain domain = Domain::general) {
+PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
+  auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };
   if constexpr (Carrier<T>::caps.exact) {
-    return pick.pick(kExactValues);
+    return from(kExactValues);
   } else {
-    if (domain == Domain::exact) return pick.pick(kIeeeValues);
-    return pick.percent(8) ? pick.pick(kIeeeSpecials) : pick.pick(kIeeeValues);
+    if (domain == Domain::exact) return from(kIeeeValues);
+    return pick.percent(8) ? from(kIeeeSpecials) : from(kIeeeValues);
   }
+}
+
+template <class T>
+std::string randomValue(Choices& pick, Domain domain = Domain::general) {
+  return drawValue<T>(pick, domain).text();
+}
+
+//! The value of carrier T a draw picked, read from its text once per pool.
+template <class T>
+const T& valueOf(const PoolDraw& draw) {
+  static const auto pools = [] {
+    std::vector<std::pair<const std::vector<std::string>*, std::vector<T>>> all;
+    auto read = [&](const std::vector<std::string>& pool) {
+      std::vector<T> values;
+      for (const std::string& text : pool) values.push_back(parseValue<T>(text).value());
+      all.emplace_back(&pool, std::move(values));
+    };
+    if constexpr (Carrier<T>::caps.exact) {
+      read(kExactValues);
+    } else {
+      read(kIeeeValues);
+      read(kIeeeSpecials);
+    }
+    return all;
+  }();
+  for (const auto& [pool, values] : pools)
+    if (pool == draw.pool) return values[draw.index];
+  assert(false && "a pool the carrier does not draw from");
+  return pools.front().second.front();
 }
 
 template <class T>
@@ -61,25 +101,42 @@ nlohmann::json randomValues(Choices& pick, std::size_t n, Domain domain = Domain
   return v;
 }
 
-//! Half the time a seed at the output alone ("seed"), otherwise a seed pack ("seeds") that seeds
-//! the output and up to two random positions.
+//! The values randomValues draws, straight into a tensor.
+template <class T>
+Tensor<T> randomTensor(Choices& pick, const Shape& shape, Domain domain = Domain::general) {
+  std::vector<T> values;
+  values.reserve(elementCount(shape));
+  for (std::size_t i = 0; i < elementCount(shape); ++i) values.push_back(valueOf<T>(drawValue<T>(pick, domain)));
+  return Tensor<T>(shape, std::move(values));
+}
+
+//! Half the time a seed at the output alone, otherwise a seed pack that seeds the output and up
+//! to two random positions: calls `seed(position, alone)` for each, in order (a position drawn
+//! twice is seeded twice, the last draw counting), where the caller draws its values.
+template <class Seed>
+void chooseSeedPositions(Choices& pick, std::size_t positions, std::size_t output, Seed&& seed) {
+  if (pick.percent(50)) {
+    seed(output, true);
+    return;
+  }
+  seed(output, false);
+  std::size_t count = pick.below(3);
+  for (std::size_t i = 0; i < count; ++i) seed(pick.below(positions), false);
+}
+
+//! The seeds chooseSeedPositions draws, as a document's "seed" (the output alone) or "seeds".
 template <class T>
 void chooseSeeds(Choices& pick, const std::vector<Shape>& shapes, std::size_t output, nlohmann::json& doc,
                  Domain domain = Domain::general) {
   doc.erase("seed");
   doc.erase("seeds");
-  if (pick.percent(50)) {
-    doc["seed"] = randomValues<T>(pick, elementCount(shapes[output]), domain);
-    return;
-  }
   nlohmann::json seeds = nlohmann::json::object();
-  seeds[std::to_string(output)] = randomValues<T>(pick, elementCount(shapes[output]), domain);
-  std::size_t count = pick.below(3);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::size_t p = pick.below(shapes.size());
-    seeds[std::to_string(p)] = randomValues<T>(pick, elementCount(shapes[p]), domain);
-  }
-  doc["seeds"] = seeds;
+  chooseSeedPositions(pick, shapes.size(), output, [&](std::size_t p, bool alone) {
+    nlohmann::json values = randomValues<T>(pick, elementCount(shapes[p]), domain);
+    if (alone) doc["seed"] = std::move(values);
+    else seeds[std::to_string(p)] = std::move(values);
+  });
+  if (!seeds.empty()) doc["seeds"] = std::move(seeds);
 }
 
 inline std::vector<std::size_t> dims(const Shape& s) { return std::vector<std::size_t>(s.begin(), s.end()); }

@@ -1,5 +1,6 @@
 #pragma once
 #include "core/graph/node_program.h"
+#include "core/graph/seed_pack.h"
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
 #include "generators/case_writer.hpp"
@@ -50,16 +51,13 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 }
 
 template <class T>
-nlohmann::json withRandomValues(const nlohmann::json& doc, std::uint64_t seed, Domain domain) {
-  auto loaded = parseCase<T>(doc.dump());
-  if (!loaded) return doc;
+Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain) {
   detail::Choices pick(seed);
-  nlohmann::json out = doc;
-  out["values"] = nlohmann::json::array();
-  for (const Shape& shape : loaded->graph.inputs) out["values"].push_back(detail::randomValues<T>(pick, elementCount(shape), domain));
-  std::vector<Shape> shapes;
-  for (std::size_t p = 0; p < loaded->graph.positionCount(); ++p) shapes.push_back(loaded->graph.shapeAt(p));
-  detail::chooseSeeds<T>(pick, shapes, loaded->output, out, domain);
+  Case<T> out{c.graph, Pack<T>{}, c.data, c.output, zeroSeedPack(c.graph), c.failureJson};
+  for (const Shape& shape : c.graph.inputs) out.inputs->push_back(detail::randomTensor<T>(pick, shape, domain));
+  detail::chooseSeedPositions(pick, c.graph.positionCount(), c.output, [&](std::size_t p, bool) {
+    out.seeds[p] = detail::randomTensor<T>(pick, c.graph.shapeAt(p), domain);
+  });
   return out;
 }
 

@@ -76,8 +76,18 @@ gen::CaseOptions caseOptionsFor(const EngineProfile& profile, gen::Domain domain
   return {profile.opsOn(Carrier<T>::name), domain, !profile.kinkConventionsDeclared};
 }
 
-//! Where a run's cases come from: the document of case `index`.
-using CaseSource = std::function<nlohmann::json(std::size_t index)>;
+//! Case `index` of a run: its document, or a case already loaded (then `doc` may be null: it is
+//! written from the case only if the case fails, to shrink and save it). `check` draws values
+//! for a large graph straight into tensors, without writing and reading a document per draw.
+template <class T>
+struct SourcedCase {
+  nlohmann::json doc;
+  std::optional<Case<T>> loaded;
+};
+
+//! Where a run's cases come from.
+template <class T>
+using CaseSource = std::function<SourcedCase<T>(std::size_t index)>;
 
 //! An engine under test, spelled so that a plain Engine<T> converts to it at the calls below.
 template <class T>
@@ -94,7 +104,8 @@ Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subjec
 //! fails the run.
 template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage = nullptr, bool survey = false,
+                          const std::type_identity_t<CaseSource<T>>& source, gen::CoverageTally* coverage = nullptr,
+                          bool survey = false,
                           const gen::CaseOptions& options = {});
 
 //! runPropertyOn with generated cases, drawn only from the ops the subject's profile supports.

@@ -113,6 +113,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
   if (verdict.holds) return;
   ++run.failed;
+  if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
   if (!loaded || !loaded->inputs) {  // nothing to shrink
     if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
     if (survey && !knownKind(run, "-", "error"))
@@ -156,7 +157,7 @@ Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subjec
 
 template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
-                          const CaseSource& source, gen::CoverageTally* coverage, bool survey,
+                          const std::type_identity_t<CaseSource<T>>& source, gen::CoverageTally* coverage, bool survey,
                           const gen::CaseOptions& options) {
   PropertyRun run;
   auto start = std::chrono::steady_clock::now();
@@ -166,8 +167,10 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& su
     std::vector<nlohmann::json> docs;
     std::vector<Result<Case<T>>> loadedCases;
     for (std::size_t i = first; i < std::min(cases, first + chunk); ++i) {
-      docs.push_back(source(i));
-      loadedCases.push_back(parseCase<T>(docs.back().dump()));
+      SourcedCase<T> sourced = source(i);
+      docs.push_back(std::move(sourced.doc));
+      if (sourced.loaded) loadedCases.push_back(std::move(*sourced.loaded));
+      else loadedCases.push_back(parseCase<T>(docs.back().dump()));
       // The conventions checkCase would put on a copy, put on the case once: the plan and the run
       // then pass the engine the same objects.
       if (planned && loadedCases.back()) loadedCases.back()->graph.conventions = subject.profile->conventions;
@@ -188,7 +191,7 @@ PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subj
   const gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
   return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
-    return gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options);
+    return SourcedCase<T>{gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options), {}};
   }, coverage, settings.survey, options);
 }
 

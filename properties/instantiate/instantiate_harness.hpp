@@ -16,7 +16,7 @@
   template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,      \
                                                   const nlohmann::json&);                                       \
   template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const props::Subject<T>&,  \
-                                                      std::size_t, const props::CaseSource&, gen::CoverageTally*, \
+                                                      std::size_t, const props::CaseSource<T>&, gen::CoverageTally*, \
                                                       bool, const gen::CaseOptions&);                           \
   template props::PropertyRun props::runProperty<T>(const props::NamedProperty<T>&, const props::Subject<T>&,    \
                                                     const props::RunSettings&, gen::CoverageTally*);            \
@@ -30,4 +30,4 @@
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
-  template nlohmann::json gen::withRandomValues<T>(const nlohmann::json&, std::uint64_t, gen::Domain);
+  template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain);

@@ -62,7 +62,7 @@ TEST(Health, NodeOraclesOnAGraphWithoutNodesCompareNothing) {
   nlohmann::json inputsOnly = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]]})");
   for (const char* name : {"linearity", "node_adjoint_identity"}) {
     props::PropertyRun run = props::runPropertyOn(*props::findProperty<Rational>(name), builtinEngine<Rational>("compiled"),
-                                                  3, [&](std::size_t) { return inputsOnly; });
+                                                  3, [&](std::size_t) { return props::SourcedCase<Rational>{inputsOnly, {}}; });
     EXPECT_FALSE(run.passed()) << name;
     EXPECT_EQ(run.compared(), 0u) << name;
     EXPECT_NE(run.nothingCompared().find("no"), std::string::npos) << run.nothingCompared();
@@ -90,7 +90,7 @@ TEST(Profiles, ACaseWithAnUnsupportedOpIsCountedNotRun) {
   EXPECT_TRUE(verdict.holds);
   EXPECT_EQ(verdict.unsupported, "exp");
   // A run of such cases compares nothing, and says so.
-  props::PropertyRun run = props::runPropertyOn(*property, subject, 4, [](std::size_t) { return caseWithExp(); });
+  props::PropertyRun run = props::runPropertyOn(*property, subject, 4, [](std::size_t) { return props::SourcedCase<double>{caseWithExp(), {}}; });
   EXPECT_EQ(run.unsupported, 4u);
   EXPECT_FALSE(run.passed());
   EXPECT_EQ(run.nothingCompared(), "nothing compared: 4 of 4 cases (4 unsupported: op exp)");
