@@ -1,6 +1,7 @@
 #pragma once
 // Benchmark workloads, built through the ordinary GraphBuilder.
 #include <cstddef>
+#include <string>
 
 #include "core/graph/graph.h"
 
@@ -30,5 +31,16 @@ struct Mlp {
   Pack<double> inputs;
 };
 Mlp mlp(std::size_t width, std::size_t depth);
+
+//! A [n, n] × [n, n] matmul on double, the inputs small values from the same LCG as mlp's.
+struct Matmul {
+  Graph<double> graph;
+  Pack<double> inputs;
+};
+Matmul matmul(std::size_t n);
+
+//! The text of a case file: a chain of `nodes` nodes (neg, relu, scale, square and add in turn,
+//! each on the previous position) on a [4] input with values, as a user's graph file has it.
+std::string chainDocument(std::size_t nodes);
 
 }  // namespace tc::bench
