@@ -177,18 +177,28 @@ std::string bracketed(const Tensor<T>& t) {
   return "[" + abbreviatedValues(t) + "]";
 }
 
+//! Empty when equal under `policy`, else the first difference, after `where` when given:
+//! "shape [2] vs [3]", "value 1: 2 vs 5/2" ("position 3 value 1: 2 vs 5/2").
+template <class T>
+std::string tensorDifference(const Tensor<T>& left, const Tensor<T>& right, Policy policy = Policy::bits,
+                             const std::string& where = {}) {
+  if (left.shape != right.shape)
+    return fmt::format("{}{}shape {} vs {}", where, where.empty() ? "" : ": ", formatShape(left.shape),
+                       formatShape(right.shape));
+  for (std::size_t i = 0; i < left.size(); ++i)
+    if (!sameUnder(policy, left[i], right[i]))
+      return fmt::format("{}{}value {}: {} vs {}", where, where.empty() ? "" : " ", i, displayValue(left[i]),
+                         displayValue(right[i]));
+  return {};
+}
+
 //! Empty when equal under `policy`, else the first difference ("position 3 value 1: 2 vs 5/2").
 template <class T>
 std::string packDifference(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
   if (left.size() != right.size()) return fmt::format("{} positions vs {}", left.size(), right.size());
-  for (std::size_t p = 0; p < left.size(); ++p) {
-    if (left[p].shape != right[p].shape)
-      return fmt::format("position {}: shape {} vs {}", p, formatShape(left[p].shape), formatShape(right[p].shape));
-    for (std::size_t i = 0; i < left[p].size(); ++i)
-      if (!sameUnder(policy, left[p][i], right[p][i]))
-        return fmt::format("position {} value {}: {} vs {}", p, i, displayValue(left[p][i]),
-                           displayValue(right[p][i]));
-  }
+  for (std::size_t p = 0; p < left.size(); ++p)
+    if (std::string d = tensorDifference(left[p], right[p], policy, fmt::format("position {}", p)); !d.empty())
+      return d;
   return {};
 }
 
@@ -197,7 +207,7 @@ template <class T>
 std::set<std::size_t> differingPositions(const Pack<T>& left, const Pack<T>& right, Policy policy = Policy::bits) {
   std::set<std::size_t> positions;
   for (std::size_t p = 0; p < std::max(left.size(), right.size()); ++p)
-    if (p >= left.size() || p >= right.size() || !packDifference(Pack<T>{left[p]}, Pack<T>{right[p]}, policy).empty())
+    if (p >= left.size() || p >= right.size() || !tensorDifference(left[p], right[p], policy).empty())
       positions.insert(p);
   return positions;
 }

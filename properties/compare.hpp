@@ -1,6 +1,7 @@
 #pragma once
 #include <limits>
 
+#include "core/ops/kernels.h"
 #include "properties/compare.h"
 
 namespace tc::props {
@@ -30,14 +31,19 @@ Pack<T> probeCotangents(const Shape& shape, std::size_t salt) {
   return probes;
 }
 
+// A contribution without a gradient is the zero of the other side's shape: observationally the
+// same as a zero tensor given explicitly.
 template <class T>
 std::string contributionsDifference(const Contributions<T>& left, const Contributions<T>& right) {
   if (left.size() != right.size()) return fmt::format("{} contributions vs {}", left.size(), right.size());
   for (std::size_t i = 0; i < left.size(); ++i) {
-    if (left[i].first != right[i].first)
-      return fmt::format("contribution {} targets position {} vs {}", i, left[i].first, right[i].first);
-    std::string d = packDifference(Pack<T>{left[i].second}, Pack<T>{right[i].second});
-    if (!d.empty()) return fmt::format("contribution {} to position {}: {}", i, left[i].first, d.substr(d.find(':') + 2));
+    const auto& [position, a] = left[i];
+    const auto& b = right[i].second;
+    if (position != right[i].first)
+      return fmt::format("contribution {} targets position {} vs {}", i, position, right[i].first);
+    if (!a && !b) continue;
+    std::string d = tensorDifference(a ? *a : kernels::zeros<T>(b->shape), b ? *b : kernels::zeros<T>(a->shape));
+    if (!d.empty()) return fmt::format("contribution {} to position {}: {}", i, position, d);
   }
   return {};
 }

@@ -133,6 +133,16 @@ std::vector<T> transposedValues(const T* x, std::size_t rows, std::size_t cols) 
   return out;
 }
 
+//! Elementwise `acc = acc + 0`: nothing with storage equality, where it cannot change a value;
+//! on IEEE carriers it turns -0 into +0.
+template <class T>
+void addZeroInto(Tensor<T>& acc) {
+  if constexpr (!Carrier<T>::caps.storageEquality) {
+    const T z = zero<T>();
+    for (T& v : acc.values) v = v + z;
+  }
+}
+
 //! Product of the dimensions from `from` on (the row size below an axis).
 inline std::size_t innerSize(const Shape& shape, std::size_t from) {
   std::size_t n = 1;

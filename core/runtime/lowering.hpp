@@ -37,7 +37,7 @@ TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::share
     auto next = c.support.begin();
     for (std::size_t p = 0; p < position; ++p) {
       if (next != c.support.end() && next->first == p) all.emplace_back(p, std::move((next++)->second));
-      else all.emplace_back(p, kernels::zeros<T>(graph.shapeAt(p)));
+      else all.emplace_back(p, std::nullopt);  // the zero, not built
     }
     return all;
   };

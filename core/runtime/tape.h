@@ -2,6 +2,7 @@
 // The runtime tape (docs/semantics.md §1.7): a plain array of nodes whose backward closures return
 // contributions to earlier nodes. The reverse pass is the loop in Tape::backwardDenseFrom.
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,9 +12,11 @@
 
 namespace tc {
 
-//! Contributions of one backward call: (tape position, gradient) pairs, folded in order.
+//! Contributions of one backward call: (tape position, gradient) pairs, folded in order. A pair
+//! without a gradient contributes the carrier's zero of that position's shape, which then need
+//! not be built: a dense closure lists every earlier position, and all but a few get zero.
 template <class T>
-using Contributions = std::vector<std::pair<std::size_t, Tensor<T>>>;
+using Contributions = std::vector<std::pair<std::size_t, std::optional<Tensor<T>>>>;
 
 //! One tape entry: a value, whether it takes gradients, its parents, and its backward closure.
 template <class T>
@@ -31,8 +34,9 @@ struct Tape {
   std::vector<TapeNode<T>> nodes;
 
   //! Reverse pass from one gradient per node: for ids n-1..0 that require gradients, check the
-  //! upstream shape, call backward, and fold each (position, g) into acc[position] + g.
-  //! Contributions to frozen nodes are dropped; a bad position or shape is an error.
+  //! upstream shape, call backward, and fold each (position, g) into acc[position] + g (g the
+  //! zero when the pair has none). Contributions to frozen nodes are dropped; a bad position or
+  //! shape is an error.
   Result<Pack<T>> backwardDenseFrom(Pack<T> grads) const;
 };
 

@@ -23,13 +23,14 @@ Result<Pack<T>> Tape<T>::backwardDenseFrom(Pack<T> acc) const {
       if (position >= id)
         return fail(fmt::format("tape node {} ({}): contribution to position {}, which is not earlier", id,
                                 node.name, position));
-      if (g.shape != nodes[position].value.shape)
+      const Shape& expected = nodes[position].value.shape;
+      if (g && g->shape != expected)
         return fail(fmt::format("tape node {} ({}): contribution to position {} has shape {}, expected {}", id,
-                                node.name, position, formatShape(g.shape),
-                                formatShape(nodes[position].value.shape)));
+                                node.name, position, formatShape(g->shape), formatShape(expected)));
       if (!nodes[position].requiresGrad) continue;
-      if (TC_MUTANT(19)) acc[position] = g;  // overwrites instead of accumulating
-      else kernels::addInto(acc[position], g);
+      if (TC_MUTANT(19)) acc[position] = g ? *g : kernels::zeros<T>(expected);  // overwrites instead of accumulating
+      else if (g) kernels::addInto(acc[position], *g);
+      else kernels::addZeroInto(acc[position]);
     }
   }
   return acc;
