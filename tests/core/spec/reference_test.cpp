@@ -1,8 +1,11 @@
 // The reference semantics: eval's context, the literal dense order of backpropAll (the
-// docs/semantics.md §1.11 witnesses that need no runtime), domain errors, and a 100,000-node chain.
+// docs/semantics.md §1.11 witnesses that need no runtime), domain errors, and a long chain on a small stack.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "core/graph/builder.h"
@@ -165,17 +168,42 @@ TEST(Reference, EvalRejectsInputsOfTheWrongShape) {
   EXPECT_EQ(context.error().message, "input 0 has shape [1], the graph expects [2]");
 }
 
-TEST(Reference, HundredThousandNodeChainNeedsNoRecursion) {
-  // neg then abs, 50,000 times: the value returns to 2 and each pair's derivative is (-1)(-1).
-  constexpr std::size_t kNodes = 100000;
+// Runs `f` on a thread whose stack is `bytes` long and waits for it.
+void onStackOf(std::size_t bytes, const std::function<void()>& f) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, const_cast<std::function<void()>*>(&f)), 0);
+  ASSERT_EQ(pthread_join(thread, nullptr), 0);
+  pthread_attr_destroy(&attr);
+}
+
+// Evaluation and the reverse pass loop over the nodes; neither recurses. A recursion would need a
+// frame per node, and the least a call pushes is its 8-byte return address: 30,000 nodes need
+// over 234 KiB, more than the 128 KiB stack this runs on (a stack overflow is a crash). The
+// chain is no longer because backpropAll is quadratic by its definition (docs/semantics.md §1.6).
+TEST(Reference, LongChainNeedsNoRecursion) {
+  // neg then abs, 15,000 times: the value returns to 2 and each pair's derivative is (-1)(-1).
+  constexpr std::size_t kNodes = 30000, kStack = 128 * 1024;
+  static_assert(kNodes * 8 > kStack, "a recursion would overflow the stack");
   auto b = builderFor<double>({{}});
   for (std::size_t k = 0; k < kNodes; ++k) ASSERT_TRUE(b.add(k % 2 ? OpKind::abs : OpKind::neg, {k}));
   Graph<double> g = std::move(b).build();
   Pack<double> inputs{tensorOf<double>({}, {2.0})};
-  auto context = spec::eval(g, inputs, {});
+  Pack<double> seeds = seedAt(g, kNodes, tensorOf<double>({}, {1.0}));
+  Result<Context<double>> context = fail("not run");
+  Result<Pack<double>> grads = fail("not run");
+  onStackOf(kStack, [&] {
+    context = spec::eval(g, inputs, {});
+    grads = spec::backpropAll(g, inputs, {}, seeds);
+  });
   ASSERT_TRUE(context);
   EXPECT_EQ(context->back()[0], 2.0);
-  auto grads = spec::backpropAll(g, inputs, {}, seedAt(g, kNodes, tensorOf<double>({}, {1.0})));
   ASSERT_TRUE(grads);
   EXPECT_EQ((*grads)[0][0], 1.0);
   EXPECT_EQ((*grads)[kNodes - 1][0], -1.0);  // the last neg's value -2, seen through abs
