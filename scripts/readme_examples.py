@@ -4,6 +4,7 @@
     bash scripts/readme-examples.sh --check  [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
     bash scripts/readme-examples.sh --update [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
     bash scripts/readme-examples.sh --list   (the blocks and their commands)
+    bash scripts/readme-examples.sh --names  (the blocks' names and what each needs, for ctest)
 
 BUILD defaults to `build`, MUTANTS_BUILD to `build-mutants` (both relative to the repository root).
 
@@ -297,6 +298,8 @@ def main(argv):
     mode.add_argument("--check", action="store_true", help="compare every block with the build's output")
     mode.add_argument("--update", action="store_true", help="rewrite the blocks that differ")
     mode.add_argument("--list", action="store_true", help="list the blocks and their commands")
+    mode.add_argument("--names", action="store_true",
+                      help="the blocks' names, one per line, each followed by what it needs (ctest makes a test of each)")
     parser.add_argument("build", nargs="?", default="build", help="build directory (default: build)")
     parser.add_argument("mutants_build", nargs="?", default="build-mutants",
                         help="mutants build directory (default: build-mutants)")
@@ -308,6 +311,10 @@ def main(argv):
         opts = parser.parse_args(argv)
     except SystemExit as exit_:
         return 2 if exit_.code else 0
+    if opts.names:
+        for b in BLOCKS:
+            print(f"{b.name} {b.needs or '-'}")
+        return 0
     if opts.list:
         for b in BLOCKS:
             print(f"{b.name:18} {'[needs ' + b.needs + '] ' if b.needs else ''}"

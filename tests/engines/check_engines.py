@@ -8,6 +8,12 @@
                                                table of its conventions and rounding differences must be
                                                what this run prints (--update rewrites it)
 
+ctest runs the two PyTorch checks in shards of rows (tapecheck run --shard I/N), a few seconds each:
+
+    check_engines.py TAPECHECK torch-exact-shard I N
+    check_engines.py TAPECHECK torch-survey-shard I N DIR    writes shard I's report to DIR
+    check_engines.py TAPECHECK torch-survey-table N DIR      the README table from DIR's N reports
+
 Run from anywhere; paths are the repository's. Exit status 0 when the check holds.
 """
 import json
@@ -28,9 +34,9 @@ SURVEY_ARGS = ["--survey", "--cases", "1000", "--seed", "1"]
 BEGIN, END = "<!-- torch-survey:begin -->", "<!-- torch-survey:end -->"
 
 
-def tapecheck(binary, *args, save):
+def tapecheck(binary, *args, save, report=None):
     """Runs tapecheck from the repository; returns (status, stdout, the --json report)."""
-    report = Path(save) / "report.json"
+    report = Path(report) if report else Path(save) / "report.json"
     run = subprocess.run([binary, "run", *args, "--save-failures", str(save), "--json", str(report)], cwd=REPO,
                          capture_output=True, text=True)
     sys.stdout.write(run.stdout)
@@ -44,9 +50,13 @@ def expect(condition, message):
         sys.exit(1)
 
 
-def torch_exact(binary, save):
+def shard_args(shard):
+    return ["--shard", f"{shard[0]}/{shard[1]}"] if shard else []
+
+
+def torch_exact(binary, save, shard=None):
     status, _, _ = tapecheck(binary, "--engine-cmd", TORCH, "--domain", "exact", "--cases", "1000", "--seed", "1",
-                             save=save)
+                             *shard_args(shard), save=save)
     expect(status == 0, "PyTorch fails on the exact domain")
 
 
@@ -96,9 +106,34 @@ def survey_table(report):
     return "\n".join(lines) + "\n"
 
 
-def torch_survey(binary, save, update):
-    status, _, report = tapecheck(binary, "--engine-cmd", TORCH, *SURVEY_ARGS, save=save)
-    expect(report is not None, f"the survey wrote no report (exit status {status})")
+def survey_shard(binary, save, shard, directory):
+    """Shard I of N of the survey; its report goes to DIRECTORY/shard-I-of-N.json."""
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    report_path = Path(directory) / f"shard-{shard[0]}-of-{shard[1]}.json"
+    report_path.unlink(missing_ok=True)  # a stale report must not stand in for this run
+    status, _, report = tapecheck(binary, "--engine-cmd", TORCH, *SURVEY_ARGS, *shard_args(shard), save=save,
+                                  report=report_path)
+    expect(report is not None, f"the survey shard wrote no report (exit status {status})")
+    return report
+
+
+def merged_survey(count, directory):
+    """The report of the whole survey from its shards' reports: row r is row r // N of shard r % N."""
+    shards = []
+    for i in range(count):
+        path = Path(directory) / f"shard-{i}-of-{count}.json"
+        expect(path.exists(), f"{path} is missing: the survey shards run first (ctest fixture torch-survey)")
+        shards.append(json.loads(path.read_text()))
+    rows = sum(len(s["results"]) for s in shards)
+    merged = dict(shards[0])
+    merged["results"] = [shards[r % count]["results"][r // count] for r in range(rows)]
+    return merged
+
+
+def torch_survey(binary, save, update, report=None):
+    if report is None:
+        status, _, report = tapecheck(binary, "--engine-cmd", TORCH, *SURVEY_ARGS, save=save)
+        expect(report is not None, f"the survey wrote no report (exit status {status})")
     table = survey_table(report)
     readme = (REPO / "README.md").read_text()
     expect(BEGIN in readme and END in readme, f"README.md has no {BEGIN} ... {END} block")
@@ -115,10 +150,16 @@ def torch_survey(binary, save, update):
 
 
 def main():
-    binary, check = os.path.abspath(sys.argv[1]), sys.argv[2]
+    binary, check, rest = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
     with tempfile.TemporaryDirectory() as save:
         if check == "torch-exact":
             torch_exact(binary, save)
+        elif check == "torch-exact-shard":
+            torch_exact(binary, save, (int(rest[0]), int(rest[1])))
+        elif check == "torch-survey-shard":
+            survey_shard(binary, save, (int(rest[0]), int(rest[1])), rest[2])
+        elif check == "torch-survey-table":
+            torch_survey(binary, save, False, merged_survey(int(rest[0]), rest[1]))
         elif check == "scalar":
             scalar(binary, save)
         elif check == "scalar-bug":
