@@ -134,6 +134,14 @@ std::string displayValue(const T& x) {
   else return Carrier<T>::format(x);
 }
 
+//! `out += displayValue(x)`, without a string of its own where the carrier can append.
+template <class T>
+void appendDisplayValue(std::string& out, const T& x) {
+  if constexpr (requires { Carrier<T>::display(x); }) out += Carrier<T>::display(x);
+  else if constexpr (requires { Carrier<T>::appendFormat(x, out); }) Carrier<T>::appendFormat(x, out);
+  else out += Carrier<T>::format(x);
+}
+
 template <class T>
 T zero() {
   return Carrier<T>::fromInt(0);

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <iterator>
+
 #include "core/carriers/carrier.h"
 #include "core/io/listing.h"
 #include "core/ops/library.hpp"
@@ -12,7 +14,9 @@ template <class T>
 std::string formatNodeCall(const Graph<T>& graph, std::size_t position) {
   if (graph.isInput(position)) return "input";
   const Node<T>& node = graph.nodeAt(position);
-  std::string text = fmt::format("{}({})", ops::nodeLabel(node.op, node.attrs), fmt::join(node.args, ", "));
+  std::string text = ops::nodeLabel(node.op, node.attrs) + "(";
+  for (std::size_t i = 0; i < node.args.size(); ++i) fmt::format_to(std::back_inserter(text), "{}{}", i ? ", " : "", node.args[i]);
+  text += ')';
   for (const AttrSpec<T>& spec : ops::attributes<T>(node.op)) {
     if (!spec.listed) continue;
     std::visit(
@@ -52,13 +56,18 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
   std::size_t width = 0;
   for (const auto& column : columns) width = std::max(width, column.name.size());
   std::string out;
+  auto line = std::back_inserter(out);
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
-    out += fmt::format("{:>4}  {}  {}\n", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
-    if (std::string what = describeProgram(graph, p); !what.empty()) out += fmt::format("        {}\n", what);
+    fmt::format_to(line, "{:>4}  {}  {}\n", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
+    if (std::string what = describeProgram(graph, p); !what.empty()) fmt::format_to(line, "        {}\n", what);
     for (const auto& column : columns) {
-      std::vector<std::string> values;
-      for (const T& v : column.pack[p].values) values.push_back(displayValue(v));
-      out += fmt::format("        {:<{}}  {}\n", column.name, width, fmt::join(values, " "));
+      fmt::format_to(line, "        {:<{}}  ", column.name, width);
+      const std::vector<T>& values = column.pack[p].values;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ' ';
+        appendDisplayValue(out, values[i]);
+      }
+      out += '\n';
     }
     if (auto found = notes.find(p); found != notes.end())
       for (const std::string& line : found->second) out += fmt::format("        {}\n", line);
