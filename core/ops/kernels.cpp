@@ -1,10 +1,18 @@
-// The IEEE product of matrices, register-blocked and vectorized, in the specification's order:
-// each output is a left fold from +0 over increasing p of the products x[i, p]·y[p, j]. A block
-// of outputs stays in vector registers for the whole fold and every lane is one output, so only
-// the assignment of outputs to lanes differs from the plain loop; each lane performs the same
-// IEEE multiplications and additions, in the same order, as the plain loop does for its output.
+// The IEEE product of matrices, blocked and vectorized, in the specification's order: each output
+// is a left fold from +0 over increasing p of the products x[i, p]·y[p, j]. The fold runs in
+// blocks of kDepth steps, every output's block after its earlier ones; within a block a tile of
+// outputs stays in vector registers, one output per lane, and between blocks it is stored and
+// loaded again, which changes no bit. So only the assignment of outputs to lanes and the moment a
+// partial sum is kept in memory differ from the plain loop; each lane performs the same IEEE
+// multiplications and additions, in the same order, as the plain loop does for its output.
+//
+// As in any matrix product that runs near the processor's speed, the operands a block reads are
+// first copied ("packed") into the order the tiles read them: the panel of y a tile column reads is
+// contiguous (rows of y lie n elements apart, and reading them in place would send every row to the
+// same cache set), and so are the coefficients of a tile row. Copying changes no value.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/ops/kernels.h"
 
@@ -40,27 +48,31 @@ struct Operands {
   T xAt(std::size_t i, std::size_t p) const { return x[i * xRow + p * xStep]; }
 };
 
-// Folds p in [p0, p1) into rows [i0, i0 + R) and columns [j0, j0 + V·lanes) of c, continuing
-// the sums c holds (from +0 when p0 is 0): storing a partial sum and loading it again changes no
-// bit. `coefficient * row[v]` splats the scalar into every lane exactly, then multiplies lane by
-// lane. The loops over r and v are unrolled so that the accumulators live in registers.
+// Steps of the fold per block, rows of x per block, and rows per tile.
+constexpr std::size_t kDepth = 128, kRows = 64, kTileRows = 4;
+
+// A tile: R rows of c and V vectors of columns, folding `steps` steps from packed operands:
+// xs[p·R + r] is row r's coefficient at step p, ys[p·V·lanes + q] column q's value of y. The
+// tile continues the sums c holds unless `first`. `coefficient * row[v]` splats the scalar into
+// every lane exactly (no arithmetic), then multiplies lane by lane. The loops over r and v are
+// unrolled so that the accumulators live in registers.
 template <std::size_t R, std::size_t V, class T>
-[[gnu::always_inline]] inline void block(const Operands<T>& o, std::size_t i0, std::size_t j0, std::size_t p0,
-                                         std::size_t p1) {
+[[gnu::always_inline]] inline void tile(const T* xs, const T* ys, std::size_t steps, T* c, std::size_t n,
+                                        bool first) {
   constexpr std::size_t L = kLanes<T>;
   Vec<T> acc[R][V] = {};  // +0 in every lane
-  if (p0 > 0)
+  if (!first)
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
-      for (std::size_t v = 0; v < V; ++v) load<T>(acc[r][v], o.c + (i0 + r) * o.n + j0 + v * L);
-  for (std::size_t p = p0; p < p1; ++p) {
+      for (std::size_t v = 0; v < V; ++v) load<T>(acc[r][v], c + r * n + v * L);
+  for (std::size_t p = 0; p < steps; ++p) {
     Vec<T> row[V];
 #pragma GCC unroll 4
-    for (std::size_t v = 0; v < V; ++v) load<T>(row[v], o.y + p * o.n + j0 + v * L);
+    for (std::size_t v = 0; v < V; ++v) load<T>(row[v], ys + (p * V + v) * L);
 #pragma GCC unroll 4
     for (std::size_t r = 0; r < R; ++r) {
-      const T coefficient = o.xAt(i0 + r, p);
+      const T coefficient = xs[p * R + r];
 #pragma GCC unroll 4
       for (std::size_t v = 0; v < V; ++v) acc[r][v] = acc[r][v] + coefficient * row[v];
     }
@@ -68,34 +80,72 @@ template <std::size_t R, std::size_t V, class T>
 #pragma GCC unroll 4
   for (std::size_t r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (std::size_t v = 0; v < V; ++v) store<T>(o.c + (i0 + r) * o.n + j0 + v * L, acc[r][v]);
+    for (std::size_t v = 0; v < V; ++v) store<T>(c + r * n + v * L, acc[r][v]);
 }
 
-// Rows [i0, i1) of columns [j0, j0 + V·lanes): the panel of y they read stays in the first-level
-// cache across the rows.
+// Buffers for the packed operands, kept between calls.
+template <class T>
+std::vector<T>& packedY() {
+  thread_local std::vector<T> buffer;
+  return buffer;
+}
+template <class T>
+std::vector<T>& packedX() {
+  thread_local std::vector<T> buffer;
+  return buffer;
+}
+
+// The panel of V vectors of columns from j0, steps [p0, p0 + steps) of y, row after row.
 template <std::size_t V, class T>
-[[gnu::always_inline]] inline void panel(const Operands<T>& o, std::size_t i0, std::size_t i1, std::size_t j0,
-                                         std::size_t p0, std::size_t p1) {
-  std::size_t i = i0;
-  for (; i + 4 <= i1; i += 4) block<4, V>(o, i, j0, p0, p1);
-  for (; i < i1; ++i) block<1, V>(o, i, j0, p0, p1);
+[[gnu::always_inline]] inline void packPanel(const Operands<T>& o, std::size_t p0, std::size_t steps,
+                                             std::size_t j0, T* out) {
+  constexpr std::size_t width = V * kLanes<T>;
+  for (std::size_t p = 0; p < steps; ++p) std::memcpy(out + p * width, o.y + (p0 + p) * o.n + j0, width * sizeof(T));
 }
 
-// Blocks of kDepth steps of the folds and kRows rows: the part of x they read stays in the
-// second-level cache across the columns.
-constexpr std::size_t kDepth = 256, kRows = 128;
+// The coefficients of rows [i0, i0 + rows), steps [p0, p0 + steps): tiles of kTileRows rows
+// step after step, then the rows left over one by one.
+template <class T>
+[[gnu::always_inline]] inline void packRows(const Operands<T>& o, std::size_t i0, std::size_t rows, std::size_t p0,
+                                            std::size_t steps, T* out) {
+  std::size_t i = 0;
+  for (; i + kTileRows <= rows; i += kTileRows)
+    for (std::size_t p = 0; p < steps; ++p)
+      for (std::size_t r = 0; r < kTileRows; ++r) *out++ = o.xAt(i0 + i + r, p0 + p);
+  for (; i < rows; ++i)
+    for (std::size_t p = 0; p < steps; ++p) *out++ = o.xAt(i0 + i, p0 + p);
+}
+
+// Every tile of one packed panel (V vectors wide, from column j0) over the packed rows.
+template <std::size_t V, class T>
+[[gnu::always_inline]] inline void panelTiles(const T* xs, const T* ys, std::size_t rows, std::size_t steps,
+                                              T* c, std::size_t n, bool first) {
+  std::size_t i = 0;
+  for (; i + kTileRows <= rows; i += kTileRows, xs += kTileRows * steps)
+    tile<kTileRows, V>(xs, ys, steps, c + i * n, n, first);
+  for (; i < rows; ++i, xs += steps) tile<1, V>(xs, ys, steps, c + i * n, n, first);
+}
 
 template <class T>
 [[gnu::always_inline]] inline void foldProductsVectorized(const Operands<T>& o) {
   constexpr std::size_t L = kLanes<T>;
-  const std::size_t vectorColumns = o.n / L * L;
-  for (std::size_t p0 = 0; p0 < o.depth; p0 += kDepth) {
-    const std::size_t p1 = std::min(o.depth, p0 + kDepth);
+  const std::size_t wide = o.n / (2 * L) * (2 * L), vectorColumns = o.n / L * L;
+  std::vector<T>& ys = packedY<T>();
+  std::vector<T>& xs = packedX<T>();
+  ys.resize(kDepth * vectorColumns);
+  xs.resize(kDepth * kRows);
+  for (std::size_t p0 = 0; vectorColumns > 0 && p0 < o.depth; p0 += kDepth) {
+    const std::size_t steps = std::min(kDepth, o.depth - p0);
+    const bool first = p0 == 0;
+    for (std::size_t j = 0; j < wide; j += 2 * L) packPanel<2>(o, p0, steps, j, ys.data() + j * steps);
+    if (wide < vectorColumns) packPanel<1>(o, p0, steps, wide, ys.data() + wide * steps);
     for (std::size_t i0 = 0; i0 < o.m; i0 += kRows) {
-      const std::size_t i1 = std::min(o.m, i0 + kRows);
-      std::size_t j = 0;
-      for (; j + 2 * L <= vectorColumns; j += 2 * L) panel<2>(o, i0, i1, j, p0, p1);
-      for (; j < vectorColumns; j += L) panel<1>(o, i0, i1, j, p0, p1);
+      const std::size_t rows = std::min(kRows, o.m - i0);
+      packRows(o, i0, rows, p0, steps, xs.data());
+      T* c = o.c + i0 * o.n;
+      for (std::size_t j = 0; j < wide; j += 2 * L) panelTiles<2>(xs.data(), ys.data() + j * steps, rows, steps, c + j, o.n, first);
+      if (wide < vectorColumns)
+        panelTiles<1>(xs.data(), ys.data() + wide * steps, rows, steps, c + wide, o.n, first);
     }
   }
   for (std::size_t j = vectorColumns; j < o.n; ++j)  // the last columns, fewer than a vector, one output at a time
