@@ -60,11 +60,11 @@ Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_pt
     : saved_(graph, data, context), context_(std::move(context)) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
     if (ops::isDense(graph.nodeAt(p).op) || TC_MUTANT(25)) highestOpaque_ = p;  // the fault: every node is opaque
-  auto offsets = std::make_shared<std::vector<std::size_t>>(1, 0);
+  auto offsets = std::make_shared<std::vector<std::size_t>>();
+  offsets->reserve(graph.positionCount() + 1);
+  offsets->push_back(0);
   for (std::size_t p = 0; p < graph.positionCount(); ++p) offsets->push_back(offsets->back() + elementCount(graph.shapeAt(p)));
   offsets_ = std::move(offsets);
-  stamp_.assign(graph.positionCount(), 0);
-  slot_.assign(graph.positionCount(), 0);
 }
 
 template <class T>
@@ -115,10 +115,16 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
     }
     writtenAt[p] = visits;
   };
+  // settle(p), then slot = slot + localSum, in one pass over the slot: each value gets the same two
+  // additions, in the same order.
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
-    settle(p);
+    const bool pending = !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23);
+    const T z = zero<T>();
     std::span<T> slot = g.at(p);
-    for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = TC_MUTANT(15) ? localSum[i] : slot[i] + localSum[i];
+    for (std::size_t i = 0; i < slot.size(); ++i) {
+      if (pending) slot[i] = slot[i] + z;
+      slot[i] = TC_MUTANT(15) ? localSum[i] : slot[i] + localSum[i];
+    }
     writtenAt[p] = visits + 1;
   };
   Tensor<T> ct;  // reused: the cotangent is copied out of the flat buffer without allocating
@@ -165,6 +171,10 @@ Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t o
 template <class T>
 SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tensor<T>& seed) const {
   const Graph<T>& graph = this->graph();
+  if (stamp_.empty()) {  // the first support pass: only carriers with storage equality make one
+    stamp_.assign(graph.positionCount(), 0);
+    slot_.assign(graph.positionCount(), 0);
+  }
   if (++generation_ == 0) {  // the stamps wrapped around: start afresh
     std::fill(stamp_.begin(), stamp_.end(), 0);
     generation_ = 1;
