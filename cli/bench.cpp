@@ -18,24 +18,27 @@
 namespace tc::cli {
 namespace {
 
-// The median wall time of `repeat` runs of `f(prepare())`, in milliseconds; `prepare` is not timed.
+// The median wall time of `repeat` runs of `f(prepare())`, in milliseconds. Neither `prepare` nor
+// the destruction of what `f` returns is timed: a pass's result is what its caller goes on to use,
+// as a framework's tensors live on after its forward and backward (libtorch's side is timed so).
 template <class Prepare, class F>
 double medianMs(std::size_t repeat, Prepare&& prepare, F&& f) {
   std::vector<double> times;
   for (std::size_t i = 0; i < repeat; ++i) {
     auto prepared = prepare();
     auto start = std::chrono::steady_clock::now();
-    f(std::move(prepared));
+    auto result = f(std::move(prepared));
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
 
-// The median wall time of `repeat` runs of `f()`, in milliseconds.
+// The median wall time of `repeat` runs of `f()`, in milliseconds (what it returns is not timed
+// being destroyed).
 template <class F>
 double medianMs(std::size_t repeat, F&& f) {
-  return medianMs(repeat, [] { return 0; }, [&](int) { f(); });
+  return medianMs(repeat, [] { return 0; }, [&](int) { return f(); });
 }
 
 double peakRssMib() {
@@ -51,15 +54,15 @@ int reluChainBench(const BenchOptions& o) {
   bench::ReluChain w = bench::reluChain(o.nodes);
   const std::size_t last = w.graph.positionCount() - 1;
   const Tensor<double> ones = Tensor<double>::filled({4}, 1.0);
-  double compileMs = medianMs(o.repeat, [&] { compileChecked(w.graph, w.inputs, {}).value(); });
+  double compileMs = medianMs(o.repeat, [&] { return compileChecked(w.graph, w.inputs, {}).value(); });
   auto compiled = compileChecked(w.graph, w.inputs, {}).value();
-  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(last, ones).value(); });
+  double backwardMs = medianMs(o.repeat, [&] { return compiled.backwardDenseAllFrom(last, ones).value(); });
   nlohmann::json row{{"workload", "relu-chain"}, {"carrier", "double"},       {"nodes", o.nodes},
                      {"compile_ms", compileMs},  {"backward_ms", backwardMs}, {"runs", o.repeat}};
   if (o.nodes <= 4000) {
     auto lowered = lowerToTapeChecked(w.graph, w.inputs, {}).value();
     Pack<double> seeds = singleSeedPack(w.graph, last, ones);
-    row["tape_backward_ms"] = medianMs(o.repeat, [&] { lowered.tape.backwardDenseFrom(seeds).value(); });
+    row["tape_backward_ms"] = medianMs(o.repeat, [&] { return lowered.tape.backwardDenseFrom(seeds).value(); });
   }
   row["peak_rss_mib"] = peakRssMib();
   print(row);
@@ -75,8 +78,8 @@ int singleOutputBench(const BenchOptions& o) {
   const Tensor<T> one({}, {Carrier<T>::fromInt(1)});
   Pack<T> seeds = singleSeedPack(w.graph, w.output, one);
   std::size_t visited = compiled.backwardDenseAllFrom(w.output, one)->programsRun;
-  double singleMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(w.output, one).value(); });
-  double denseMs = medianMs(o.repeat, [&] { compiled.backwardDenseFrom(seeds).value(); });
+  double singleMs = medianMs(o.repeat, [&] { return compiled.backwardDenseAllFrom(w.output, one).value(); });
+  double denseMs = medianMs(o.repeat, [&] { return compiled.backwardDenseFrom(seeds).value(); });
   print({{"workload", "single-output"}, {"carrier", std::string(Carrier<T>::name)}, {"nodes", o.nodes},
          {"support", o.support}, {"visited", visited}, {"single_ms", singleMs}, {"dense_ms", denseMs},
          {"runs", o.repeat}});
@@ -92,9 +95,10 @@ int mlpBench(const BenchOptions& o) {
   const Tensor<double> ones = Tensor<double>::filled({o.width}, 1.0);
   // The inputs are handed over, as a framework's leaves are already in place when its forward starts.
   double forwardMs = medianMs(
-      o.repeat, [&] { return w.inputs; }, [&](Pack<double> inputs) { compileChecked(w.graph, std::move(inputs), {}).value(); });
+      o.repeat, [&] { return w.inputs; },
+      [&](Pack<double> inputs) { return compileChecked(w.graph, std::move(inputs), {}).value(); });
   auto compiled = compileChecked(w.graph, w.inputs, {}).value();
-  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(last, ones).value(); });
+  double backwardMs = medianMs(o.repeat, [&] { return compiled.backwardDenseAllFrom(last, ones).value(); });
   const double macs = static_cast<double>(o.width * o.width * o.depth);
   print({{"workload", "mlp"}, {"carrier", "double"}, {"width", o.width}, {"depth", o.depth},
          {"forward_ms", forwardMs}, {"backward_ms", backwardMs}, {"backward_over_forward", backwardMs / forwardMs},
@@ -108,9 +112,10 @@ int matmulBench(const BenchOptions& o) {
   bench::Matmul w = bench::matmul(o.n);
   const Tensor<double> ones = Tensor<double>::filled({o.n, o.n}, 1.0);
   double forwardMs = medianMs(
-      o.repeat, [&] { return w.inputs; }, [&](Pack<double> inputs) { compileChecked(w.graph, std::move(inputs), {}).value(); });
+      o.repeat, [&] { return w.inputs; },
+      [&](Pack<double> inputs) { return compileChecked(w.graph, std::move(inputs), {}).value(); });
   auto compiled = compileChecked(w.graph, w.inputs, {}).value();
-  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseAllFrom(2, ones).value(); });
+  double backwardMs = medianMs(o.repeat, [&] { return compiled.backwardDenseAllFrom(2, ones).value(); });
   const double macs = static_cast<double>(o.n * o.n * o.n);
   print({{"workload", "matmul"}, {"carrier", "double"}, {"n", o.n}, {"forward_ms", forwardMs},
          {"backward_ms", backwardMs}, {"forward_ns_per_mac", nsPer(forwardMs, macs)},
@@ -123,14 +128,14 @@ int matmulBench(const BenchOptions& o) {
 // the listing it prints.
 int loadChainBench(const BenchOptions& o) {
   const std::string text = bench::chainDocument(o.nodes);
-  double loadMs = medianMs(o.repeat, [&] { parseCase<double>(text).value(); });
+  double loadMs = medianMs(o.repeat, [&] { return parseCase<double>(text).value(); });
   Case<double> c = parseCase<double>(text).value();
-  double compileMs = medianMs(o.repeat, [&] { compileChecked(c.graph, *c.inputs, c.data).value(); });
+  double compileMs = medianMs(o.repeat, [&] { return compileChecked(c.graph, *c.inputs, c.data).value(); });
   auto compiled = compileChecked(c.graph, *c.inputs, c.data).value();
-  double backwardMs = medianMs(o.repeat, [&] { compiled.backwardDenseFrom(c.seeds).value(); });
+  double backwardMs = medianMs(o.repeat, [&] { return compiled.backwardDenseFrom(c.seeds).value(); });
   Pack<double> gradients = compiled.backwardDenseFrom(c.seeds).value();
   double listingMs = medianMs(o.repeat, [&] {
-    (void)formatListing(c.graph, {{"value", compiled.context()}, {"seed", c.seeds}, {"gradient", gradients}});
+    return formatListing(c.graph, {{"value", compiled.context()}, {"seed", c.seeds}, {"gradient", gradients}});
   });
   print({{"workload", "load-chain"}, {"carrier", "double"}, {"nodes", o.nodes}, {"bytes", text.size()},
          {"load_ms", loadMs}, {"compile_ms", compileMs}, {"backward_ms", backwardMs}, {"listing_ms", listingMs},
