@@ -13,7 +13,7 @@ Every output block of README.md sits between `<!-- readme-example: NAME -->` and
 `$ ` prompt, exactly as a reader runs them from the repository root) and which lines of their output
 the README keeps (runs of left-out lines become `...`). The PyTorch survey table between
 `<!-- torch-survey:begin -->` and `<!-- torch-survey:end -->` is generated and checked by
-tests/engines/check_engines.py (ctest PythonEngines.torch-survey; 1000 PyTorch cases per property,
+tests/engines/check_engines.py (ctest PythonEngines.torch-survey.*; 1000 PyTorch cases per property,
 too slow for this check); `--torch-survey` runs it here too.
 
 The commands run in a scratch directory that links every top-level entry of the repository, with
@@ -399,7 +399,7 @@ def main(argv):
         if status != 0:
             differ.append("torch-survey")
     else:
-        print("readme-examples: torch-survey: not run here (ctest PythonEngines.torch-survey checks it; "
+        print("readme-examples: torch-survey: not run here (ctest PythonEngines.torch-survey.table checks it; "
               "--torch-survey runs it too)")
 
     elapsed = time.monotonic() - started

@@ -15,7 +15,11 @@ namespace tc::process {
 //! `nextKey` and an array with `nextElement`; `skip` passes over any value.
 class JsonReader {
  public:
+  //! Reads `text`, which must outlive the reader (values are read as views into it).
   explicit JsonReader(std::string_view text) : text_(text) {}
+  explicit JsonReader(const char* text) : text_(text) {}
+  // A temporary string would die before the reader reads it.
+  explicit JsonReader(std::string&&) = delete;
 
   //! Begins an object: true when the next value is one ('{' consumed).
   bool beginObject() { return consume('{'); }

@@ -53,7 +53,8 @@ TEST(JsonReader, RejectsWhatIsNotJson) {
 }
 
 TEST(JsonReader, BoundsNesting) {
-  JsonReader in(std::string(100, '[') + std::string(100, ']'));
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  JsonReader in(deep);
   EXPECT_FALSE(in.skip());
 }
 
