@@ -126,8 +126,25 @@ template <std::size_t V, class T>
   for (; i < rows; ++i, xs += steps) tile<1, V>(xs, ys, steps, c + i * n, n, first);
 }
 
+// Fewer rows of x than a tile (a vector times a matrix, as in a linear layer's backward): packing
+// would copy all of y to use it once, so each row of c folds straight from the rows of y, which it
+// reads in order, every output advancing by one step per row of y.
+template <class T>
+[[gnu::always_inline]] inline void foldFewRows(const Operands<T>& o) {
+  for (std::size_t i = 0; i < o.m; ++i) {
+    T* __restrict out = o.c + i * o.n;
+    std::fill(out, out + o.n, T(0));  // +0: every fold starts from the carrier's zero
+    for (std::size_t p = 0; p < o.depth; ++p) {
+      const T coefficient = o.xAt(i, p);
+      const T* __restrict row = o.y + p * o.n;
+      for (std::size_t j = 0; j < o.n; ++j) out[j] = out[j] + coefficient * row[j];
+    }
+  }
+}
+
 template <class T>
 [[gnu::always_inline]] inline void foldProductsVectorized(const Operands<T>& o) {
+  if (o.m < kTileRows) return foldFewRows(o);
   constexpr std::size_t L = kLanes<T>;
   const std::size_t wide = o.n / (2 * L) * (2 * L), vectorColumns = o.n / L * L;
   std::vector<T>& ys = packedY<T>();

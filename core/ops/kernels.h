@@ -46,7 +46,19 @@ Tensor<T> zeros(const Shape& shape) {
 template <class T>
 void addInto(Tensor<T>& acc, const Tensor<T>& x) {
   assert(acc.size() == x.size());
-  for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = acc[i] + x[i];
+  T* a = acc.values.data();  // raw pointers: IEEE carriers add in vector lanes
+  const T* b = x.values.data();
+  for (std::size_t i = 0, n = acc.size(); i < n; ++i) a[i] = a[i] + b[i];
+}
+
+//! out[i·k + l] = left[i] · right[l] for i < m, l < k: the outer product, row-major.
+template <class T>
+void outerProduct(const T* left, std::size_t m, const T* right, std::size_t k, T* out) {
+  for (std::size_t i = 0; i < m; ++i) {
+    const T& a = left[i];
+    T* row = out + i * k;
+    for (std::size_t l = 0; l < k; ++l) row[l] = a * right[l];
+  }
 }
 
 // The dense kernels below keep the specification's order exactly: every inner sum is a left fold

@@ -160,8 +160,7 @@ struct Matmul : OpBase, ProductDegree {
     std::size_t m = a.shape[0], k = a.shape[1], n = columns(b.shape);
     Tensor<T> ga = zeros<T>(a.shape);  // ct · bᵀ: ga[i, l] = Σ_j ct[i, j]·b[l, j]; an outer product for a vector b
     if (b.shape.size() == 1) {
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t l = 0; l < k; ++l) ga[i * k + l] = ct[i] * b[l];
+      kernels::outerProduct(ct.values.data(), m, b.values.data(), k, ga.values.data());
     } else {
       std::vector<T> bt = kernels::transposedValues(b.values.data(), k, n);
       kernels::foldProducts<kernels::RowSide::right>(ct.values.data(), n, 1, bt.data(), m, n, k, ga.values.data());
@@ -233,8 +232,7 @@ struct Linear : OpBase {
     const Tensor<T>& x = c.arg(1);
     std::size_t m = w.shape[0], k = w.shape[1];
     Tensor<T> gw = zeros<T>(w.shape);  // ct ⊗ x
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t l = 0; l < k; ++l) gw[i * k + l] = ct[i] * x[l];
+    kernels::outerProduct(ct.values.data(), m, x.values.data(), k, gw.values.data());
     Tensor<T> gx = zeros<T>(x.shape);  // Wᵀ ct: gx[l] = Σ_i W[i, l]·ct[i]
     kernels::foldProducts<kernels::RowSide::left>(ct.values.data(), m, 1, w.values.data(), 1, m, k, gx.values.data());
     out.push_back({0, std::move(gw)});

@@ -108,10 +108,14 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
   const std::size_t positions = graph.positionCount();
   std::vector<std::size_t> writtenAt(positions, 0);
   std::size_t visits = 0;
+  // The loops below index raw pointers so that IEEE carriers run them in vector lanes (the same
+  // additions, element by element).
   auto settle = [&](std::size_t p) {
     if (!zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23)) {
       const T z = zero<T>();
-      for (T& v : g.at(p)) v = v + z;
+      std::span<T> slot = g.at(p);
+      T* s = slot.data();
+      for (std::size_t i = 0, n = slot.size(); i < n; ++i) s[i] = s[i] + z;
     }
     writtenAt[p] = visits;
   };
@@ -119,11 +123,18 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
   // additions, in the same order.
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
     const bool pending = !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23);
-    const T z = zero<T>();
     std::span<T> slot = g.at(p);
-    for (std::size_t i = 0; i < slot.size(); ++i) {
-      if (pending) slot[i] = slot[i] + z;
-      slot[i] = TC_MUTANT(15) ? localSum[i] : slot[i] + localSum[i];
+    assert(localSum.size() == slot.size());
+    T* s = slot.data();
+    const T* l = localSum.values.data();
+    const std::size_t n = slot.size();
+    if (TC_MUTANT(15)) {  // the fault: the slot takes the local sum instead of adding it
+      std::copy(l, l + n, s);
+    } else if (pending) {
+      const T z = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) s[i] = (s[i] + z) + l[i];
+    } else {
+      for (std::size_t i = 0; i < n; ++i) s[i] = s[i] + l[i];
     }
     writtenAt[p] = visits + 1;
   };
