@@ -1,9 +1,15 @@
 // libtorch's autograd on the workloads of `tapecheck bench`, for side-by-side figures in
 // bench/RESULTS.md (bench/run.sh runs both). One thread, double, median of several runs; the
 // inputs are those of bench/workloads.cpp, so both sides compute the same values.
-//   torch_bench relu-chain NODES REPEAT
-//   torch_bench mlp WIDTH DEPTH REPEAT
+//   torch_bench [--glibc-allocator] relu-chain NODES REPEAT
+//   torch_bench [--glibc-allocator] mlp WIDTH DEPTH REPEAT
 // Built when CMake finds libtorch (Debian's libtorch-dev).
+//
+// Both sides allocate alike: tapecheck's command line keeps freed memory for reuse (cli/main.cpp),
+// and so does this program unless --glibc-allocator is given. With glibc's defaults every block
+// over 128 KiB is mapped afresh and each of its pages faults on first touch, which on this
+// machine's virtual memory costs libtorch's 256-wide MLP backward about 40 times its arithmetic.
+#include <malloc.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -28,6 +34,9 @@ double median(std::vector<double> times) {
 
 const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
 
+// How this run allocates, printed with each result: "reuse" (tapecheck's settings) or "glibc".
+const char* allocator = "reuse";
+
 // A relu chain on [4] = [-2, -0, 0.5, 3]; the backward from ones at the last node is timed.
 void reluChain(std::size_t nodes, std::size_t repeat) {
   std::vector<double> times;
@@ -39,8 +48,8 @@ void reluChain(std::size_t nodes, std::size_t repeat) {
     h.backward(torch::ones({4}, kDouble));
     times.push_back(millisecondsSince(start));
   }
-  std::printf("{\"workload\":\"relu-chain-libtorch\",\"nodes\":%zu,\"backward_ms\":%f,\"runs\":%zu}\n", nodes,
-              median(times), repeat);
+  std::printf("{\"workload\":\"relu-chain-libtorch\",\"allocator\":\"%s\",\"nodes\":%zu,\"backward_ms\":%f,\"runs\":%zu}\n",
+              allocator, nodes, median(times), repeat);
 }
 
 // bench/workloads.cpp's LCG: deterministic values in [-1, 1), divided by 16 there and here.
@@ -80,18 +89,32 @@ void mlp(std::int64_t width, std::size_t depth, std::size_t repeat) {
     h.backward(torch::ones({width}, kDouble));
     backward.push_back(millisecondsSince(start));
   }
-  std::printf("{\"workload\":\"mlp-libtorch\",\"width\":%lld,\"depth\":%zu,\"forward_ms\":%f,\"backward_ms\":%f,\"runs\":%zu}\n",
-              static_cast<long long>(width), depth, median(forward), median(backward), repeat);
+  std::printf("{\"workload\":\"mlp-libtorch\",\"allocator\":\"%s\",\"width\":%lld,\"depth\":%zu,\"forward_ms\":%f,\"backward_ms\":%f,\"runs\":%zu}\n",
+              allocator, static_cast<long long>(width), depth, median(forward), median(backward), repeat);
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: torch_bench relu-chain NODES REPEAT | torch_bench mlp WIDTH DEPTH REPEAT\n");
+  std::fprintf(stderr,
+               "usage: torch_bench [--glibc-allocator] relu-chain NODES REPEAT | "
+               "torch_bench [--glibc-allocator] mlp WIDTH DEPTH REPEAT\n");
   return 2;
+}
+
+// The settings of tapecheck's command line (cli/main.cpp, keepFreedMemoryForReuse).
+void keepFreedMemoryForReuse() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--glibc-allocator") == 0) {
+    --argc, ++argv;  // glibc's defaults, as a program that does not tune its allocator runs
+    allocator = "glibc";
+  } else {
+    keepFreedMemoryForReuse();
+  }
   torch::set_num_threads(1);
   auto count = [&](int i) { return static_cast<std::size_t>(std::strtoull(argv[i], nullptr, 10)); };
   if (argc == 4 && std::strcmp(argv[1], "relu-chain") == 0 && count(2) > 0 && count(3) > 0) {
