@@ -25,23 +25,46 @@ std::vector<std::string> propertyNames() {
   return names;
 }
 
-// The case on carrier T, or the loader's message naming the file.
+// The case on carrier T, or the loader's message naming the file; `gate` refuses what passes the
+// command's budget before the seeds are built.
 template <class T>
-Result<Case<T>> loadOn(const CaseInput& input) {
-  return within(input.path, parseCase<T>(input.doc.dump()));
+Result<Case<T>> loadOn(const CaseInput& input, const CaseGate<T>& gate = {}) {
+  return within(input.path, parseCase<T>(input.doc.dump(), gate));
+}
+
+// Whether the file's graph and values load on carrier T, judged before the seed pack is built
+// (which may be large: the budget judges that on the carrier chosen).
+template <class T>
+bool structureLoads(const CaseInput& input) {
+  bool loads = false;
+  (void)loadOn<T>(input, [&](const Case<T>&) -> Result<void> {
+    loads = true;
+    return fail("loaded");  // stops the loader here
+  });
+  return loads;
+}
+
+// The properties a run chooses: one by name, or all that apply to the carrier in the domain (an
+// engine in another process answers only the engine-scoped ones).
+template <class T>
+std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& property, bool external,
+                                                             gen::Domain domain) {
+  std::vector<const props::NamedProperty<T>*> chosen;
+  for (const auto& p : props::propertiesFor<T>(domain))
+    if ((property == "all" && !(external && p.scope == props::Scope::runtime)) || property == p.name)
+      chosen.push_back(props::findProperty<T>(p.name));
+  return chosen;
 }
 
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
-             bool survey) {
-  auto loaded = loadOn<T>(input);
+             bool survey, const BudgetOptions& budget) {
+  std::vector<const props::NamedProperty<T>*> chosen = chosenProperties<T>(property, source.external(), judging.domain);
+  if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
+  const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
+  auto loaded = loadOn<T>(input, budgetGate<T>(propertyPasses(runs, 3), budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
-  std::vector<const props::NamedProperty<T>*> chosen;
-  for (const auto& p : props::propertiesFor<T>(judging.domain))
-    if ((property == "all" && !(source.external() && p.scope == props::Scope::runtime)) || property == p.name)
-      chosen.push_back(props::findProperty<T>(p.name));
-  if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
@@ -71,9 +94,8 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   const gen::Domain domain = judging.domain;
-  for (const auto& p : props::propertiesFor<T>(domain)) {
-    if (options.property != "all" && options.property != p.name) continue;
-    if (options.property == "all" && engines.external() && p.scope == props::Scope::runtime) continue;
+  for (const auto* chosen : chosenProperties<T>(options.property, engines.external(), domain)) {
+    const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
       return props::SourcedCase<T>{
@@ -93,6 +115,18 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
                                    props::policyName(judging.policy), seed, options.cases));
     rows.push_back(std::move(row));
   }
+}
+
+// `check`'s budget: every chosen property on each draw (the file's values, if any, and --cases
+// random ones).
+template <class T>
+CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain domain) {
+  const double properties = static_cast<double>(chosenProperties<T>(options.property, external, domain).size());
+  return [=, &options](const Case<T>& c) {
+    const double draws = static_cast<double>(options.cases + (c.inputs ? 1 : 0));
+    return budgetGate<T>(propertyPasses(draws * properties, 0), options.budget,
+                         fmt::format(", or ask for fewer than {} --cases", options.cases))(c);
+  };
 }
 
 // A saved failure re-checked on its engine (isolated when it is not built in), so that the
@@ -127,8 +161,8 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 }
 
 template <class T>
-int showOn(const CaseInput& input, bool dot, const Program& program) {
-  auto loaded = loadOn<T>(input);
+int showOn(const CaseInput& input, bool dot, const Program& program, const BudgetOptions& budget) {
+  auto loaded = loadOn<T>(input, budgetGate<T>(showPasses(), budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {
@@ -177,7 +211,8 @@ int replayCase(const ReplayOptions& options, const Program& program) {
   if (!judging) return report(kUsage, "replay: " + judging.error().message);
   if (!judging->profile.supportsCarrier(*carrier) || !(*source)->runsOn(*carrier))
     return report(kUsage, fmt::format("replay: engine {} does not run on carrier {}", (*source)->description(), *carrier));
-  return withCarrier(*carrier, [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey); });
+  return withCarrier(*carrier,
+                     [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey, options.budget); });
 }
 
 int checkGraph(const CheckOptions& options, const Program& program) {
@@ -209,7 +244,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
       continue;
     }
     withCarrier(carrier, [&]<class T>() {
-      auto loaded = loadOn<T>(*input);
+      auto loaded = loadOn<T>(*input, checkGate<T>(options, (*source)->external(), judging->domain));
       if (loaded) {
         checkOn<T>(*input, *loaded, options, program, **source, *judging, seed, rows);
       } else {
@@ -239,13 +274,13 @@ int showCase(const ShowOptions& options, const Program& program) {
   std::string fallback = "rational";
   if (options.carrier.empty() && input->carrier.empty())
     for (const std::string& carrier : kCarrierNames)
-      if (withCarrier(carrier, [&]<class T>() { return loadOn<T>(*input) ? 1 : 0; })) {
+      if (withCarrier(carrier, [&]<class T>() { return structureLoads<T>(*input) ? 1 : 0; })) {
         fallback = carrier;
         break;
       }
   auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
-  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, program); });
+  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, program, options.budget); });
 }
 
 }  // namespace tc::cli

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "cli/budget.h"
+
 namespace tc::cli {
 
 struct Program;
@@ -18,6 +20,7 @@ struct ReplayOptions {
   std::string domain = "default";  //!< exact: exact_reference joins "all"
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
   std::string profileFile;         //!< the engine's profile as JSON; empty: the `spec` profile
+  BudgetOptions budget;
 };
 
 //! Re-runs the saved case's property (or every property) and prints the verdicts and listing.
@@ -37,6 +40,7 @@ struct CheckOptions {
   std::string profileFile;      //!< the engine's profile as JSON; empty: the `spec` profile
   std::optional<std::uint64_t> seed;
   std::string saveDir = "tapecheck-failures";
+  BudgetOptions budget;
 };
 
 //! Runs every applicable property on the graph: with the file's values and seeds when it has
@@ -47,6 +51,7 @@ int checkGraph(const CheckOptions& options, const Program& program);
 struct ShowOptions {
   std::string file, carrier;
   bool dot = false;
+  BudgetOptions budget;
 };
 
 //! Prints the listing of a case, or with `dot` a Graphviz picture; a saved failure's differing

@@ -46,7 +46,8 @@ Result<GradRun<T>> runEngine(const std::string& engineName, const Case<T>& c, bo
 
 template <class T>
 int gradWith(const GradOptions& options) {
-  auto loaded = readCaseFile<T>(options.file);
+  // The reference and the tape run the literal dense order.
+  auto loaded = readCaseFile<T>(options.file, budgetGate<T>(gradPasses(options.engine != "compiled"), options.budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   const Case<T>& c = *loaded;
   if (!c.inputs) return report(kUsage, options.file + ": values: the file gives no input values; grad needs them");

@@ -1,6 +1,8 @@
 #pragma once
 #include <string>
 
+#include "cli/budget.h"
+
 namespace tc::cli {
 
 //! Options of `tapecheck grad`.
@@ -10,6 +12,7 @@ struct GradOptions {
   std::string engine = "compiled";
   std::string format = "text";
   bool single = false;  //!< seed only the output (backwardDenseAllFrom on the compiled engine)
+  BudgetOptions budget;
 };
 
 //! Evaluates and differentiates one case file; returns the exit status.

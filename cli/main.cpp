@@ -84,6 +84,18 @@ void addSurvey(CLI::App* command, bool& survey) {
                     "one shrunk example saved per kind");
 }
 
+// --max-work and --max-memory, on every command that runs a user's file (cli/budget.h).
+void addBudgetOptions(CLI::App* command, BudgetOptions& options) {
+  command->add_option("--max-work", options.maxWork,
+                      "refuse a file whose estimated work passes this many operations (about nanoseconds; "
+                      "docs/semantics.md §4.5)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--max-memory", options.maxMemoryMib, "refuse a file whose estimated memory passes this many MiB")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+}
+
 // The name printed command lines call the program by: "tapecheck", "minigrad_check".
 std::string programName(const char* argv0) {
   std::string path = argv0 && *argv0 ? argv0 : "tapecheck";
@@ -120,6 +132,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   gradCommand->add_flag("--single", grad.single,
                         "seed only the output (compiled: backwardDenseAllFrom) and report the programs run");
   gradCommand->add_option("--format", grad.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  addBudgetOptions(gradCommand, grad.budget);
 
   RunOptions run;
   auto* runCommand = app.add_subcommand("run", "Check every property on every carrier with generated cases (the main job)");
@@ -146,6 +159,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
   addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
+  addBudgetOptions(replayCommand, replay.budget);
 
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
@@ -157,12 +171,14 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
   addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate);
   addSurvey(checkCommand, check.survey);
+  addBudgetOptions(checkCommand, check.budget);
 
   ShowOptions show;
   auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");
   showCommand->add_option("FILE", show.file, "a graph or case file")->required();
   showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else rational");
   showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
+  addBudgetOptions(showCommand, show.budget);
 
   std::string serveName;
   auto* serveCommand = app.add_subcommand(

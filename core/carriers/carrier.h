@@ -1,4 +1,5 @@
 #pragma once
+#include <concepts>
 // Carrier traits: what each scalar type can do, how it reads and writes values, and how
 // properties compare it.
 #include <fmt/format.h>
@@ -52,6 +53,18 @@ std::string_view requirementName(Requirement r);
 template <class T>
 struct Carrier;
 
+//! Carriers whose numbers grow with the arithmetic (exact rationals): `Carrier<T>::bits` gives a
+//! value's size, the others' values have a fixed one.
+template <class T>
+concept GrowingCarrier = requires(const T& x) {
+  { Carrier<T>::bits(x) } -> std::convertible_to<std::size_t>;
+};
+
+//! The largest size (`Carrier<T>::bits`) a value of a growing carrier may reach while a graph
+//! runs: a node that would exceed it fails with an error naming it (docs/semantics.md §1.10), so
+//! that no file can make exact arithmetic exhaust time or memory. 2^18 bits are 32 KiB a number.
+inline constexpr std::size_t kMaxExactBits = std::size_t{1} << 18;
+
 template <>
 struct Carrier<Rational> {
   static constexpr std::string_view name = "rational";
@@ -61,6 +74,12 @@ struct Carrier<Rational> {
   static std::string format(const Rational& x) { return formatRational(x); }
   static bool same(const Rational& a, const Rational& b) { return a == b; }
   static Rational detach(const Rational& x) { return x; }
+  //! The size of x: the bits of its numerator and denominator together. The cost and memory of
+  //! exact arithmetic grow with it; a graph's values stay within kMaxExactBits.
+  static std::size_t bits(const Rational& x) {
+    const auto& q = x.backend().data();
+    return mpz_sizeinbase(mpq_numref(q), 2) + mpz_sizeinbase(mpq_denref(q), 2);
+  }
 };
 
 template <>
@@ -72,6 +91,7 @@ struct Carrier<RationalNoEq> {
   static std::string format(const RationalNoEq& x) { return formatRational(x.v); }
   static bool same(const RationalNoEq& a, const RationalNoEq& b) { return a == b; }
   static RationalNoEq detach(const RationalNoEq& x) { return x; }
+  static std::size_t bits(const RationalNoEq& x) { return Carrier<Rational>::bits(x.v); }
 };
 
 template <>

@@ -2,6 +2,7 @@
 // A node's local program, as every layer (reference, tape, saved graph, compiled) runs it:
 // validation, forward, and the dense contribution of docs/semantics.md §1.4 — plus the node-level
 // questions the oracles ask (kinks, labels). Each is answered by the node's op definition.
+#include <algorithm>
 #include <span>
 #include <string>
 
@@ -25,6 +26,14 @@ OpCall<T> callOf(const Graph<T>& graph, const Node<T>& node, const ArgValues<T>&
 //! The node's domain check on its argument values.
 template <class T>
 DomainError validateNode(OpKind kind, const OpCall<T>& call);
+
+//! The largest size (`Carrier<T>::bits`) among the tensor's values; 0 for an empty tensor.
+template <GrowingCarrier T>
+std::size_t largestBits(const Tensor<T>& t) {
+  std::size_t bits = 0;
+  for (const T& x : t.values) bits = std::max(bits, Carrier<T>::bits(x));
+  return bits;
+}
 
 //! The node's forward value.
 template <class T>

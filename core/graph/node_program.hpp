@@ -86,6 +86,36 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
   return forwardNode(node.op, callOf<T>(graph, node, args, data));
 }
 
+namespace detail {
+
+// On a growing carrier, why a node's values would outgrow kMaxExactBits, judged before the node
+// runs from its arguments' sizes (a product's size is at most the sum of its factors', the op's
+// degree rule), so that one node cannot take the arithmetic far past the ceiling.
+template <class T>
+DomainError outgrowsCeiling(OpKind kind, const ArgValues<T>& args) {
+  if constexpr (GrowingCarrier<T>) {
+    boost::container::small_vector<int, 4> sizes;
+    for (const Tensor<T>* arg : args) sizes.push_back(static_cast<int>(largestBits(*arg)));
+    const int bound = ops::degree(kind, std::span<const int>(sizes.data(), sizes.size()));
+    if (bound > static_cast<int>(kMaxExactBits))
+      return fmt::format("its values may need up to {} bits, more than the exact carriers' ceiling of {} bits", bound,
+                         kMaxExactBits);
+  }
+  return std::nullopt;
+}
+
+// The same ceiling on the values a node made (sums of fractions grow past their degree rule).
+template <class T>
+DomainError outgrewCeiling(const Tensor<T>& out) {
+  if constexpr (GrowingCarrier<T>) {
+    if (std::size_t bits = largestBits(out); bits > kMaxExactBits)
+      return fmt::format("a value needs {} bits, more than the exact carriers' ceiling of {} bits", bits, kMaxExactBits);
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
 template <class T>
 Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                      std::size_t position) {
@@ -93,7 +123,10 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
   auto args = detail::argumentValues(node, context);
   OpCall<T> call = callOf<T>(graph, node, args, data);
   if (DomainError error = validateNode(node.op, call)) return fail(describeNode(graph, position) + ": " + *error);
-  return forwardNode(node.op, call);
+  if (DomainError error = detail::outgrowsCeiling(node.op, args)) return fail(describeNode(graph, position) + ": " + *error);
+  Tensor<T> out = forwardNode(node.op, call);
+  if (DomainError error = detail::outgrewCeiling(out)) return fail(describeNode(graph, position) + ": " + *error);
+  return out;
 }
 
 template <class T>

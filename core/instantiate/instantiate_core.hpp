@@ -2,6 +2,7 @@
 // Explicit instantiation of the core templates for one carrier; each carrier gets its own
 // translation unit so that users of the headers compile none of this.
 #include "core/graph/builder.hpp"
+#include "core/graph/cost.hpp"
 #include "core/graph/node_program.hpp"
 #include "core/ops/opaque.hpp"
 #include "core/graph/pack_checks.hpp"
@@ -30,8 +31,13 @@
   template Result<Tensor<T>> validateAndForward<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, \
                                                    std::size_t);                                               \
   template std::string describeNode<T>(const Graph<T>&, std::size_t);                                          \
+  template std::optional<BudgetExcess> exceedsBudget<T>(const Graph<T>&, const Pack<T>*, const Data<T>&,        \
+                                                        const PassCounts&, const Budget&);                      \
+  template std::string describeExcess<T>(const Graph<T>&, const BudgetExcess&);                                 \
   template Result<Case<T>> parseCase<T>(std::string_view);                                                     \
+  template Result<Case<T>> parseCase<T>(std::string_view, const CaseGate<T>&);                                 \
   template Result<Case<T>> readCaseFile<T>(const std::filesystem::path&);                                      \
+  template Result<Case<T>> readCaseFile<T>(const std::filesystem::path&, const CaseGate<T>&);                  \
   template std::string writeCase<T>(const Case<T>&);                                                           \
   template Result<Case<T>> caseFromJson<T>(const nlohmann::json&);                                             \
   template nlohmann::json caseToJson<T>(const Case<T>&);                                                       \

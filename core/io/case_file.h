@@ -3,6 +3,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,9 +26,18 @@ struct Case {
   std::string failureJson;  //!< the "failure" object of a saved counterexample, as JSON text
 };
 
+//! A check the loader runs on a case before it builds the seed pack, which holds a value for
+//! every element of every position (a budget on what the graph needs: cli/budget.h); the loader
+//! fails with its error. The case it sees has everything but its seeds.
+template <class T>
+using CaseGate = std::function<Result<void>(const Case<T>& withoutSeeds)>;
+
 //! Reads a case from JSON text. Every structural problem is an error naming where and why.
 template <class T>
 Result<Case<T>> parseCase(std::string_view text);
+//! The same, failing with `gate`'s error when the case does not pass it.
+template <class T>
+Result<Case<T>> parseCase(std::string_view text, const CaseGate<T>& gate);
 
 //! Reads a case from a parsed document (its nesting already bounded, as parseJsonDocument does).
 template <class T>
@@ -41,6 +51,9 @@ Result<std::size_t> appendNode(GraphBuilder<T>& builder, const nlohmann::json& n
 //! Reads a case from a file.
 template <class T>
 Result<Case<T>> readCaseFile(const std::filesystem::path& path);
+//! The same, failing with `gate`'s error (after the path) when the case does not pass it.
+template <class T>
+Result<Case<T>> readCaseFile(const std::filesystem::path& path, const CaseGate<T>& gate);
 
 //! Writes a case in the file format, values canonical for the carrier.
 template <class T>

@@ -257,7 +257,7 @@ Result<Pack<T>> readSeeds(const json& root, const Graph<T>& graph, std::size_t o
 }
 
 template <class T>
-Result<Case<T>> readRoot(const json& root) {
+Result<Case<T>> readRoot(const json& root, const CaseGate<T>& gate) {
   if (!root.is_object()) return fail("the document must be a JSON object");
   if (auto ok = onlyKeys(root, {"tapecheck", "description", "inputs", "data", "nodes", "values", "output", "seed",
                                 "seeds", "failure"},
@@ -316,6 +316,8 @@ Result<Case<T>> readRoot(const json& root) {
                               graph.positionCount()));
     result.output = *output;
   }
+  if (gate)
+    if (auto passed = gate(result); !passed) return std::unexpected(passed.error());
   auto seeds = readSeeds(root, graph, result.output);
   if (!seeds) return std::unexpected(seeds.error());
   result.seeds = std::move(*seeds);
@@ -366,21 +368,26 @@ json nodeToJson(const Node<T>& node) {
 }  // namespace io_detail
 
 template <class T>
-Result<Case<T>> parseCase(std::string_view text) {
+Result<Case<T>> parseCase(std::string_view text, const CaseGate<T>& gate) {
   using nlohmann::json;
   auto root = parseJsonDocument(text);
   if (!root) return std::unexpected(root.error());
   try {
-    return io_detail::readRoot<T>(*root);
+    return io_detail::readRoot<T>(*root, gate);
   } catch (const json::exception& e) {  // a safety net: every access above is checked first
     return fail(fmt::format("malformed document: {}", e.what()));
   }
 }
 
 template <class T>
+Result<Case<T>> parseCase(std::string_view text) {
+  return parseCase<T>(text, CaseGate<T>{});
+}
+
+template <class T>
 Result<Case<T>> caseFromJson(const nlohmann::json& document) {
   try {
-    return io_detail::readRoot<T>(document);
+    return io_detail::readRoot<T>(document, CaseGate<T>{});
   } catch (const nlohmann::json::exception& e) {  // a safety net: every access is checked first
     return fail(fmt::format("malformed document: {}", e.what()));
   }
@@ -397,10 +404,15 @@ Result<std::size_t> appendNode(GraphBuilder<T>& builder, const nlohmann::json& n
 }
 
 template <class T>
-Result<Case<T>> readCaseFile(const std::filesystem::path& path) {
+Result<Case<T>> readCaseFile(const std::filesystem::path& path, const CaseGate<T>& gate) {
   auto text = readTextFile(path);
   if (!text) return std::unexpected(text.error());
-  return within(path.string(), parseCase<T>(*text));
+  return within(path.string(), parseCase<T>(*text, gate));
+}
+
+template <class T>
+Result<Case<T>> readCaseFile(const std::filesystem::path& path) {
+  return readCaseFile<T>(path, CaseGate<T>{});
 }
 
 template <class T>

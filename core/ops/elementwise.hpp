@@ -39,6 +39,15 @@ struct OpBase {
     for (int a : args) d = std::max(d, a);
     return d;
   }
+  //! The elementary operations of one forward pass, from the argument and output shapes: what
+  //! the work budget counts (docs/semantics.md §4.5). Default: every argument element read and
+  //! every output element written once.
+  template <class T>
+  static double work(const ShapeCall<T>& c, const Shape& out) {
+    double n = static_cast<double>(elementCount(out));
+    for (const Shape* arg : c.args) n += static_cast<double>(elementCount(*arg));
+    return n;
+  }
 };
 
 //! Ops whose degree is the sum of their arguments' (products).

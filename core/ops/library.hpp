@@ -119,6 +119,17 @@ inline int degree(OpKind kind, std::span<const int> args) {
   return visitOp(kind, [&](auto op) { return decltype(op)::degree(args); });
 }
 
+//! The elementary operations of one forward pass of a node (OpBase::work).
+template <class T>
+double work(OpKind kind, const ShapeCall<T>& call, const Shape& out) {
+  return visitOp(kind, [&](auto op) { return decltype(op)::work(call, out); });
+}
+
+//! Whether the op needs transcendental functions, which cost many arithmetic operations each.
+constexpr bool isTranscendental(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::needs == Requirement::transcendental; });
+}
+
 //! The library's ops that carrier T supports, in registry order. The opaque op is not among
 //! them: what it needs comes from each registered entry (OpaqueRegistry).
 template <class T>

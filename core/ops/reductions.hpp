@@ -131,6 +131,11 @@ struct Matmul : OpBase, ProductDegree {
   static constexpr std::string_view label = "matmul";
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
+  //! A multiply-add per output element and step: m·k·n.
+  template <class T>
+  static double work(const ShapeCall<T>& c, const Shape& out) {
+    return static_cast<double>(elementCount(out)) * static_cast<double>(c.arg(0)[1]);
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     const Shape& a = c.arg(0);
@@ -206,6 +211,11 @@ struct Linear : OpBase {
   static int degree(std::span<const int> args) { return std::max(args[0] + args[1], args[2]); }
   static constexpr std::size_t arity = 3;
   static constexpr Requirement needs = Requirement::ring;
+  //! A multiply-add per element of W, and the bias.
+  template <class T>
+  static double work(const ShapeCall<T>& c, const Shape&) {
+    return static_cast<double>(elementCount(c.arg(0))) + static_cast<double>(c.arg(0)[0]);
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     const Shape& w = c.arg(0);

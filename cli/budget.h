@@ -1,0 +1,54 @@
+#pragma once
+// The work budget of the commands that run a user's file (grad, show, check, replay): what each
+// command's passes are, the options that raise the budget, and the refusal that names the node
+// (core/graph/cost.h estimates; docs/semantics.md §4.5).
+#include <fmt/format.h>
+
+#include <string>
+
+#include "core/graph/cost.h"
+#include "core/io/case_file.h"
+
+namespace tc::cli {
+
+//! --max-work and --max-memory, in operations and MiB.
+struct BudgetOptions {
+  double maxWork = Budget{}.work;
+  double maxMemoryMib = Budget{}.memory / (1024.0 * 1024);
+
+  Budget budget() const { return Budget{maxWork, maxMemoryMib * 1024.0 * 1024}; }
+};
+
+//! The passes of each command over a graph, measured on long chains (the dense order dominates),
+//! matrix products (multiply-adds dominate) and broadcasts to millions of elements (bookkeeping
+//! dominates). Printing a value takes about 200 ns. A property run on one draw makes about 3.5
+//! forward and 3.5 reverse passes through the engines and oracles, 2.5 in the literal dense order
+//! (the reference and the tape), and spends about 500 ns per element drawing, copying and comparing
+//! (the twelve properties of `check` took 40, 40 and 30 passes per draw).
+inline PassCounts gradPasses(bool denseOrder) { return PassCounts{1, 1, denseOrder ? 1.0 : 0.0, 4, 3, 3 * 200}; }
+inline PassCounts propertyPasses(double propertyRuns, double printedValues) {
+  return PassCounts{3.5 * propertyRuns, 3.5 * propertyRuns, 2.5 * propertyRuns, 8, printedValues,
+                    500 * propertyRuns + 200 * printedValues};
+}
+//! `show` evaluates and lists the case, and re-checks a saved failure's property.
+inline PassCounts showPasses() { return propertyPasses(1, 3); }
+
+//! A loader gate (core/io/case_file.h) that refuses a case whose estimated cost passes the budget,
+//! naming the node and the option that raises the limit it passed; `more` adds another way to ask
+//! for less (fewer --cases). The case is judged before its seed pack is built.
+template <class T>
+CaseGate<T> budgetGate(const PassCounts& passes, const BudgetOptions& options, const std::string& more = "") {
+  return [passes, budget = options.budget(), more](const Case<T>& c) -> Result<void> {
+    auto excess = exceedsBudget(c.graph, c.inputs ? &*c.inputs : nullptr, c.data, passes, budget);
+    if (!excess) return {};
+    std::string raise;
+    switch (excess->limit) {
+      case BudgetExcess::Limit::work: raise = "; raise it with --max-work" + more; break;
+      case BudgetExcess::Limit::memory: raise = "; raise it with --max-memory (MiB)" + more; break;
+      case BudgetExcess::Limit::bits: break;  // a property of exact arithmetic, not a setting
+    }
+    return fail(describeExcess(c.graph, *excess) + raise);
+  };
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,57 @@
+#pragma once
+// What a command's passes over a graph will cost, estimated before anything runs from the graph's
+// shapes and, on growing carriers, from how large its numbers can become; and the budget that a
+// command refuses to exceed (docs/semantics.md §4.5). A small file can describe a huge amount of
+// work (a broadcast to millions of elements, a chain of squares): it is refused with the node at
+// which the estimate passes the budget, instead of running for minutes or exhausting memory.
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "core/graph/graph.h"
+
+namespace tc {
+
+//! How many passes of each kind a command makes over a graph.
+struct PassCounts {
+  double forward = 1;        //!< evaluations: every node's forward
+  double backward = 1;       //!< reverse passes that run every node's terms
+  double dense = 0;          //!< reverse passes in the literal dense order (the reference and the tape),
+                             //!< where every node visits every earlier position
+  double copies = 4;         //!< values held at once per element of every position (context, seeds,
+                             //!< gradients, temporaries)
+  double printedValues = 0;  //!< values printed per element of every position (listings)
+  double perElement = 0;     //!< nanoseconds of bookkeeping per element of every position: drawing
+                             //!< values, comparing results, formatting them
+};
+
+//! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB
+//! within about 10 s and 1 GiB on the project's 2-core machines; a user who means more raises them.
+struct Budget {
+  double work = 1e10;                    //!< weighted elementary operations, about nanoseconds
+  double memory = 1024.0 * 1024 * 1024;  //!< bytes
+};
+
+//! A limit that the estimate passed: where the running total first passed it, and by how much.
+struct BudgetExcess {
+  enum class Limit { work, memory, bits };
+  Limit limit;
+  std::size_t position;
+  double estimate;  //!< operations, bytes or bits
+  double allowed;
+};
+
+//! Estimates `passes` over the case position by position, in creation order, and returns the
+//! first position where the running total of work or memory passes `budget`, or where the values
+//! of a growing carrier could pass kMaxExactBits; nothing when the whole case fits. `inputs` is
+//! null for a graph-only file (its values are then taken to be small).
+template <class T>
+std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data,
+                                          const PassCounts& passes, const Budget& budget);
+
+//! The excess for people, naming the node: "node 3 (matmul): the estimated work reaches 3.2e+10
+//! operations here, over the budget of 1e+10".
+template <class T>
+std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess);
+
+}  // namespace tc

@@ -1,0 +1,119 @@
+#pragma once
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "core/graph/cost.h"
+#include "core/graph/node_program.h"
+#include "core/ops/library.hpp"
+
+namespace tc {
+namespace detail {
+
+// About the nanoseconds of one elementary operation on values of `bits` bits. Exact rationals
+// pay GMP's calls and, as numbers grow, multiplication and gcd somewhat faster than linear in the
+// limbs; IEEE transcendental functions cost tens of operations.
+template <class T>
+double operationCost(double bits, bool transcendental) {
+  if constexpr (GrowingCarrier<T>) {
+    return 100 + 0.5 * std::pow(std::max(1.0, bits / 64), 1.6);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return transcendental ? 20 : 1;
+  } else {
+    return 5;  // a residue: a multiplication and a reduction
+  }
+}
+
+// Bytes of one value held in memory, and of one value printed.
+template <class T>
+double bytesHeld(double bits) {
+  if constexpr (GrowingCarrier<T>) return 80 + bits / 8;  // GMP's two integers, their limbs and headers
+  else return sizeof(T);
+}
+template <class T>
+double bytesPrinted(double bits) {
+  if constexpr (GrowingCarrier<T>) return 8 + bits * 0.31;  // decimal digits of numerator and denominator
+  else return 24;
+}
+
+// A degree large enough that any leaf of a growing carrier exceeds the ceiling at it; degrees
+// are held below it so that summing them cannot overflow.
+constexpr int kDegreeCap = 1 << 24;
+
+}  // namespace detail
+
+template <class T>
+std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data,
+                                          const PassCounts& passes, const Budget& budget) {
+  using Limit = BudgetExcess::Limit;
+  // Sizes on a growing carrier: every leaf as large as the largest, a node bounded by its degree
+  // in the leaves (a product's size is at most the sum of its factors').
+  double leafBits = 64;
+  if constexpr (GrowingCarrier<T>) {
+    leafBits = 1;
+    if (inputs)
+      for (const Tensor<T>& t : *inputs) leafBits = std::max(leafBits, static_cast<double>(largestBits(t)));
+    else
+      leafBits = 64;
+    for (const auto& [name, t] : data) leafBits = std::max(leafBits, static_cast<double>(largestBits(t)));
+  }
+  std::vector<int> degrees(graph.positionCount(), 1);
+  double work = 0, memory = 0;
+  double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) {
+    const double elements = static_cast<double>(elementCount(graph.shapeAt(p)));
+    double bits = leafBits;
+    if (!graph.isInput(p)) {
+      const Node<T>& node = graph.nodeAt(p);
+      boost::container::small_vector<int, 4> argDegrees;
+      boost::container::small_vector<const Shape*, 4> argShapes;
+      for (std::size_t a : node.args) {
+        argDegrees.push_back(degrees[a]);
+        argShapes.push_back(&graph.shapeAt(a));
+      }
+      degrees[p] = std::min(ops::degree(node.op, std::span<const int>(argDegrees.data(), argDegrees.size())),
+                            detail::kDegreeCap);
+      if constexpr (GrowingCarrier<T>) {
+        bits = degrees[p] * leafBits;
+        if (bits > static_cast<double>(kMaxExactBits))
+          return BudgetExcess{Limit::bits, p, bits, static_cast<double>(kMaxExactBits)};
+      }
+      const ShapeCall<T> call{node.attrs, {argShapes.data(), argShapes.size()}, graph.schema};
+      const double operations = ops::work(node.op, call, node.shape);
+      // A reverse pass forms about two operations per forward one (a term per argument).
+      work += operations * detail::operationCost<T>(bits, ops::isTranscendental(node.op)) *
+              (passes.forward + 2 * passes.backward);
+      work += passes.dense * earlier;
+    }
+    const double elementCost = detail::operationCost<T>(bits, false);
+    // Bookkeeping per element costs like copying a value: more for a large rational.
+    work += elements * passes.perElement * (GrowingCarrier<T> ? elementCost / 100 : 1);
+    earlier += elements * elementCost;
+    memory += elements * (detail::bytesHeld<T>(bits) * passes.copies + detail::bytesPrinted<T>(bits) * passes.printedValues);
+    if (work > budget.work) return BudgetExcess{Limit::work, p, work, budget.work};
+    if (memory > budget.memory) return BudgetExcess{Limit::memory, p, memory, budget.memory};
+  }
+  return std::nullopt;
+}
+
+template <class T>
+std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
+  const std::string where =
+      graph.isInput(excess.position) ? fmt::format("input {}", excess.position) : describeNode(graph, excess.position);
+  switch (excess.limit) {
+    case BudgetExcess::Limit::work:
+      return fmt::format("{}: the estimated work reaches {:.2g} operations here, over the budget of {:.2g}", where,
+                         excess.estimate, excess.allowed);
+    case BudgetExcess::Limit::memory:
+      return fmt::format("{}: the estimated memory reaches {:.2f} GiB here, over the budget of {:.2f} GiB", where,
+                         excess.estimate / (1024.0 * 1024 * 1024), excess.allowed / (1024.0 * 1024 * 1024));
+    case BudgetExcess::Limit::bits:
+      return fmt::format("{}: its values may need about {:.0f} bits, more than the exact carriers' ceiling of {:.0f} bits",
+                         where, excess.estimate, excess.allowed);
+  }
+  return where;
+}
+
+}  // namespace tc

@@ -1,0 +1,104 @@
+// The work budget on the command line (cli/budget.h, docs/semantics.md §4.5). The files of
+// tests/cli/data/budget are small files that once made tapecheck abort inside GMP or keep it busy
+// for minutes: a chain of squares of 3/2, a hundred products with a 62,000-bit integer, matrix
+// products of such numbers, a scalar broadcast to 2^22 elements, 1024 × 1024 and 2048 × 2048
+// products of a broadcast. Every command that runs a file refuses each of them at once, in one
+// line that names the node, within 1 GiB of address space and a 10 s watchdog.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tests/cli/run_tapecheck.h"
+
+namespace tc {
+namespace {
+
+using testing::CommandRun;
+using testing::runCommand;
+using testing::source;
+
+const char* const kBudgetFiles[] = {"squares60", "mul100", "matmul8x8-chain", "matmul1024x2", "matmul2048", "broadcast22"};
+
+// Runs tapecheck with its address space capped at 1 GiB and a generous watchdog (exit 124 when it fires).
+CommandRun runBounded(const std::string& arguments) {
+  std::string commandLine = "ulimit -v 1048576; timeout 10 ";  // appended: see runTapecheck
+  commandLine.append(TAPECHECK_BINARY).append(" ").append(arguments);
+  return runCommand(commandLine);
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+class BudgetFile : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::string path() const { return source(std::string("tests/cli/data/budget/") + GetParam() + ".json"); }
+};
+
+TEST_P(BudgetFile, EveryCommandRefusesItOnRationalNamingTheNode) {
+  for (std::string command : {"grad", "show", "replay", "check --carrier rational"}) {
+    CommandRun run = runBounded(command + " " + path());
+    EXPECT_EQ(run.status, 2) << command << ": " << run.out << run.err;
+    EXPECT_EQ(lines(run.err), 1u) << command << ": " << run.err;
+    EXPECT_NE(run.err.find(": node "), std::string::npos) << command << ": " << run.err;
+    const bool named = run.err.find("over the budget") != std::string::npos ||
+                       run.err.find("more than the exact carriers' ceiling of 262144 bits") != std::string::npos;
+    EXPECT_TRUE(named) << command << ": " << run.err;
+  }
+}
+
+TEST_P(BudgetFile, OnDoubleEveryCommandEndsWithinTheBoundsAndRefusesOnlyWithAReason) {
+  for (std::string command : {"grad --carrier double", "show --carrier double", "check --carrier double --cases 3"}) {
+    CommandRun run = runBounded(command + " " + path());
+    EXPECT_TRUE(run.status == 0 || run.status == 2) << command << ": status " << run.status << "\n" << run.out << run.err;
+    if (run.status == 2) {
+      EXPECT_NE(run.err.find("over the budget"), std::string::npos) << command << ": " << run.err;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TinyFilesHugeWork, BudgetFile, ::testing::ValuesIn(kBudgetFiles),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(BudgetOptions, MaxWorkAndMaxMemoryMoveTheLimit) {
+  const std::string mlp = source("examples/graphs/mlp.json");
+  CommandRun fits = runBounded("grad " + mlp);
+  EXPECT_EQ(fits.status, 0) << fits.err;
+  CommandRun work = runBounded("grad " + mlp + " --max-work 100");
+  EXPECT_EQ(work.status, 2);
+  EXPECT_NE(work.err.find("the estimated work reaches"), std::string::npos) << work.err;
+  EXPECT_NE(work.err.find("over the budget of 1e+02; raise it with --max-work"), std::string::npos) << work.err;
+  CommandRun memory = runBounded("show " + mlp + " --max-memory 0.001");
+  EXPECT_EQ(memory.status, 2);
+  EXPECT_NE(memory.err.find("raise it with --max-memory (MiB)"), std::string::npos) << memory.err;
+  // Raising the limit lets a refused file through.
+  const std::string wide = source("tests/cli/data/budget/matmul1024x2.json");
+  EXPECT_EQ(runBounded("grad " + wide + " --carrier double").status, 0);
+  CommandRun refused = runBounded("grad " + wide + " --carrier double --max-work 1e9");
+  EXPECT_EQ(refused.status, 2) << refused.out;
+  EXPECT_NE(refused.err.find("node 2 (matmul)"), std::string::npos) << refused.err;
+}
+
+TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
+  CommandRun run = runBounded("check " + source("tests/cli/data/budget/squares60.json") + " --cases 2 --seed 1");
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("not checked on rational: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("node 17 (square): its values may need about 524288 bits"), std::string::npos) << run.out;
+  CommandRun many = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --max-work 1e5");
+  EXPECT_EQ(many.status, 2) << many.out;
+  EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;
+}
+
+TEST(BudgetOptions, ABudgetMustBeAPositiveNumber) {
+  for (std::string option : {"--max-work -1", "--max-work 0", "--max-memory x"}) {
+    CommandRun run = runBounded("grad " + source("examples/graphs/mlp.json") + " " + option);
+    EXPECT_EQ(run.status, 2) << option;
+    EXPECT_EQ(lines(run.err), 1u) << option << ": " << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace tc

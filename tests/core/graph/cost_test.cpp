@@ -1,0 +1,168 @@
+// core/graph/cost.h: the estimate a command's budget judges before anything runs (what each
+// op's work counts, the literal dense order's quadratic additions, memory per carrier, sizes of
+// exact numbers by their degree), where it stops, and how it names the node; and the size
+// ceiling exact arithmetic keeps while running (docs/semantics.md §1.10, §4.5).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph/builder.h"
+#include "core/graph/cost.h"
+#include "core/runtime/compiled.h"
+#include "core/spec/reference.h"
+
+namespace tc {
+namespace {
+
+template <class T>
+Tensor<T> filled(const Shape& shape, int value) {
+  return Tensor<T>::filled(shape, Carrier<T>::fromInt(value));
+}
+
+// A budget with one finite limit.
+Budget workBudget(double work) { return Budget{work, 1e30}; }
+Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
+
+const PassCounts kForwardOnly{1, 0, 0, 1, 0, 0};
+
+TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAdds) {
+  auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
+  b.add(OpKind::matmul, {0, 1}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({30, 40}, 1), filled<double>({40, 50}, 1)};
+  const double macs = 30.0 * 40 * 50;  // 60,000, the only work of a forward pass on double
+  EXPECT_FALSE(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs)));
+  auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs - 1));
+  ASSERT_TRUE(excess);
+  EXPECT_EQ(excess->limit, BudgetExcess::Limit::work);
+  EXPECT_EQ(excess->position, 2u);
+  EXPECT_EQ(excess->estimate, macs);
+  // A reverse pass forms two operations for each forward one.
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 1, 0}, workBudget(1))->estimate, 3 * macs);
+}
+
+TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
+  // A chain of n negations of a [4] input: the k-th node adds to the 4·k elements before it.
+  const std::size_t n = 100;
+  auto b = *GraphBuilder<double>::create({{4}});
+  for (std::size_t k = 0; k < n; ++k) b.add(OpKind::neg, {k}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({4}, 1)};
+  const double forward = 8.0 * n;         // each neg reads and writes 4 elements
+  const double dense = 4.0 * n * (n + 1) / 2;  // node k (k = 1..n) adds to 4·k earlier elements
+  PassCounts denseOnly{0, 0, 1, 1, 0};
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(0.5))->position, 1u);
+  EXPECT_FALSE(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(dense)));
+  auto both = exceedsBudget(g, &inputs, {}, PassCounts{1, 0, 1, 1, 0}, workBudget(forward + dense - 1));
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->position, n);  // the last node
+  EXPECT_EQ(both->estimate, forward + dense);
+}
+
+TEST(WorkEstimate, BookkeepingCountsEveryElementOfEveryPosition) {
+  auto b = *GraphBuilder<double>::create({{1000}});
+  b.add(OpKind::neg, {0}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({1000}, 1)};
+  PassCounts bookkeeping{0, 0, 0, 1, 0, 500};
+  auto excess = exceedsBudget(g, &inputs, {}, bookkeeping, workBudget(1000.0 * 500 + 1));
+  ASSERT_TRUE(excess);
+  EXPECT_EQ(excess->position, 1u);
+  EXPECT_EQ(excess->estimate, 2000.0 * 500);
+}
+
+TEST(WorkEstimate, ExactRationalsCostMoreAsTheyGrow) {
+  auto b = *GraphBuilder<Rational>::create({{16}});
+  b.add(OpKind::neg, {0}).value();
+  Graph<Rational> g = std::move(b).build();
+  const Pack<Rational> small{filled<Rational>({16}, 3)};
+  const Pack<Rational> large{Tensor<Rational>::filled({16}, Rational(Integer(1) << 60000))};
+  auto smallCost = exceedsBudget(g, &small, {}, kForwardOnly, workBudget(1))->estimate;
+  auto largeCost = exceedsBudget(g, &large, {}, kForwardOnly, workBudget(1))->estimate;
+  EXPECT_GE(smallCost, 32 * 100.0);  // 32 operations of at least 100 ns on GMP
+  EXPECT_GT(largeCost, 100 * smallCost);
+}
+
+TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
+  auto b = *GraphBuilder<double>::create({{}});
+  b.add(OpKind::broadcast, {0}, [] {
+     Attrs<double> a;
+     a.shape = Shape{1 << 20};
+     return a;
+   }()).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({}, 1)};
+  const PassCounts fourCopies{1, 1, 0, 4, 0};
+  const double bytes = (1.0 + (1 << 20)) * 8 * 4;  // a double per element, four copies
+  EXPECT_FALSE(exceedsBudget(g, &inputs, {}, fourCopies, memoryBudget(bytes)));
+  auto excess = exceedsBudget(g, &inputs, {}, fourCopies, memoryBudget(bytes - 1));
+  ASSERT_TRUE(excess);
+  EXPECT_EQ(excess->limit, BudgetExcess::Limit::memory);
+  EXPECT_EQ(excess->position, 1u);
+  EXPECT_EQ(describeExcess(g, *excess),
+            "node 1 (broadcast): the estimated memory reaches 0.03 GiB here, over the budget of 0.03 GiB");
+  // Printed values add their text.
+  EXPECT_TRUE(exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 4, 1}, memoryBudget(bytes)));
+}
+
+// A chain of squares of 3/2 (4 bits: 2 for 3, 2 for 2): node k's values have degree 2^k.
+template <class T>
+Graph<T> squares(std::size_t n) {
+  auto b = *GraphBuilder<T>::create({{}});
+  for (std::size_t k = 0; k < n; ++k) b.add(OpKind::square, {k}).value();
+  return std::move(b).build();
+}
+
+TEST(SizeEstimate, ExactValuesAreBoundedByTheirDegree) {
+  Graph<Rational> g = squares<Rational>(30);
+  const Pack<Rational> inputs{Tensor<Rational>({}, {Rational(3) / 2})};
+  auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, Budget{});
+  ASSERT_TRUE(excess);
+  EXPECT_EQ(excess->limit, BudgetExcess::Limit::bits);
+  EXPECT_EQ(excess->position, 17u);  // 2^17 · 4 bits first passes 2^18
+  EXPECT_EQ(excess->estimate, 524288.0);
+  EXPECT_EQ(describeExcess(g, *excess),
+            "node 17 (square): its values may need about 524288 bits, more than the exact carriers' ceiling of 262144 bits");
+  // IEEE values do not grow: infinity is as cheap as 3/2.
+  Graph<double> onDouble = squares<double>(30);
+  const Pack<double> doubles{Tensor<double>({}, {1.5})};
+  EXPECT_FALSE(exceedsBudget(onDouble, &doubles, {}, kForwardOnly, Budget{}));
+}
+
+TEST(SizeCeiling, APredictedOvergrowthStopsBeforeTheNodeRuns) {
+  Graph<Rational> g = squares<Rational>(30);
+  auto context = spec::eval(g, {Tensor<Rational>({}, {Rational(3) / 2})}, {});
+  ASSERT_FALSE(context);
+  // (3/2)^(2^16) has 103873 + 65537 bits; its square may need twice as many.
+  EXPECT_EQ(context.error().message,
+            "node 17 (square): its values may need up to 338820 bits, more than the exact carriers' ceiling of 262144 bits");
+  // Every checked layer stops at the same node with the same message.
+  auto compiled = compileChecked(g, {Tensor<Rational>({}, {Rational(3) / 2})}, {});
+  ASSERT_FALSE(compiled);
+  EXPECT_EQ(compiled.error().message, context.error().message);
+}
+
+TEST(SizeCeiling, AnOvergrowthTheRuleCannotPredictStopsAfterTheNode) {
+  // Three fractions with distinct, coprime 60001-bit denominators: each has 60002 bits, their
+  // sum's denominator is the product of theirs, and a sum's rule (its largest argument) does not see
+  // it coming. Two of them stay below the ceiling.
+  std::vector<Rational> values;
+  for (int i = 0; i < 3; ++i) values.push_back(Rational(1) / (Rational(Integer(1) << 60000) + (2 * i + 1)));
+  auto sumOf = [](std::vector<Rational> v) {
+    auto b = *GraphBuilder<Rational>::create({{v.size()}});
+    b.add(OpKind::sum, {0}).value();
+    const Shape shape{v.size()};
+    return spec::eval(std::move(b).build(), {Tensor<Rational>(shape, std::move(v))}, {});
+  };
+  auto three = sumOf(values);
+  ASSERT_FALSE(three);
+  EXPECT_EQ(three.error().message,
+            "node 1 (sum): a value needs 300003 bits, more than the exact carriers' ceiling of 262144 bits");
+  values.pop_back();
+  EXPECT_TRUE(sumOf(values));
+}
+
+}  // namespace
+}  // namespace tc
