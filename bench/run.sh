@@ -66,7 +66,7 @@ timed() {  # timed NAME COMMAND...: one JSON line with the command's wall time
 timed grad-chain-100000 "$tapecheck" grad "$files/chain100000.json" --carrier double
 timed grad-matmul-512 "$tapecheck" grad "$files/matmul512.json" --carrier double
 timed show-matmul-512 "$tapecheck" show "$files/matmul512.json" --carrier double
-# check's budget (docs/semantics.md §4.5) counts a multiply-add as a nanosecond, 15 times what the
-# IEEE kernels take, and would refuse this file with 10 draws: the limit is raised.
+# check's budget (docs/semantics.md §4.5) counts a multiply-add as 0.25 ns, 4 times what the IEEE
+# kernels take, and refuses this file with 10 draws: the limit is raised.
 timed check-matmul-512-cases-10 "$tapecheck" check "$files/matmul512.json" --carrier double --cases 10 --seed 1 \
   --save-failures "$files/failures" --max-work 1e12

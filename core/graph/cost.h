@@ -21,8 +21,9 @@ struct PassCounts {
   double copies = 4;         //!< values held at once per element of every position (context, seeds,
                              //!< gradients, temporaries)
   double printedValues = 0;  //!< values printed per element of every position (listings)
-  double perElement = 0;     //!< nanoseconds of bookkeeping per element of every position: drawing
-                             //!< values, comparing results, formatting them
+  double perElement = 0;     //!< nanoseconds of bookkeeping per element of every position (drawing
+                             //!< values, comparing results) while it fits in the caches; printing
+                             //!< is counted by printedValues
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/graph/cost.h"
-#include "core/graph/node_program.h"
+#include "core/graph/node_program.hpp"
 #include "core/ops/library.hpp"
 
 namespace tc {
@@ -20,7 +20,7 @@ double operationCost(double bits, bool transcendental) {
   if constexpr (GrowingCarrier<T>) {
     return 100 + 0.5 * std::pow(std::max(1.0, bits / 64), 1.6);
   } else if constexpr (std::is_floating_point_v<T>) {
-    return transcendental ? 20 : 1;
+    return transcendental ? 20 : 0.25;  // the kernels run in vector lanes
   } else {
     return 5;  // a residue: a multiplication and a reduction
   }
@@ -38,6 +38,15 @@ double bytesPrinted(double bits) {
   else return 24;
 }
 
+// Elements of a tensor beyond which bookkeeping runs at memory speed (2 MiB of doubles).
+constexpr double kCachedElements = 1 << 18;
+
+// Printing one value.
+constexpr double kPrintValue = 200;
+
+// A visit of the literal dense order to one earlier position, besides its elements' additions.
+constexpr double kDenseVisit = 5;
+
 // A degree large enough that any leaf of a growing carrier exceeds the ceiling at it; degrees
 // are held below it so that summing them cannot overflow.
 constexpr int kDegreeCap = 1 << 24;
@@ -50,6 +59,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   using Limit = BudgetExcess::Limit;
   // Sizes on a growing carrier: every leaf as large as the largest, a node bounded by its degree
   // in the leaves (a product's size is at most the sum of its factors').
+  // Constants count as leaves: a const's values, scale's c, clamp's bounds.
   double leafBits = 64;
   if constexpr (GrowingCarrier<T>) {
     leafBits = 1;
@@ -58,6 +68,8 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     else
       leafBits = 64;
     for (const auto& [name, t] : data) leafBits = std::max(leafBits, static_cast<double>(largestBits(t)));
+    for (const Node<T>& node : graph.nodes)
+      leafBits = std::max(leafBits, static_cast<double>(largestAttributeBits(node.op, node.attrs)));
   }
   std::vector<int> degrees(graph.positionCount(), 1);
   double work = 0, memory = 0;
@@ -73,8 +85,10 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         argDegrees.push_back(degrees[a]);
         argShapes.push_back(&graph.shapeAt(a));
       }
-      degrees[p] = std::min(ops::degree(node.op, std::span<const int>(argDegrees.data(), argDegrees.size())),
-                            detail::kDegreeCap);
+      // A node without arguments (a const) is a leaf.
+      degrees[p] = node.args.empty() ? 1
+                                     : std::min(ops::degree(node.op, std::span<const int>(argDegrees.data(), argDegrees.size())),
+                                                detail::kDegreeCap);
       if constexpr (GrowingCarrier<T>) {
         bits = degrees[p] * leafBits;
         if (bits > static_cast<double>(kMaxExactBits))
@@ -86,12 +100,21 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       work += operations * detail::operationCost<T>(bits, ops::isTranscendental(node.op)) *
               (passes.forward + 2 * passes.backward);
       work += passes.dense * earlier;
+      // An opaque program builds a contribution to every earlier position on every reverse pass,
+      // which the pass then adds.
+      if (ops::isDense(node.op)) work += 2 * passes.backward * earlier;
     }
     const double elementCost = detail::operationCost<T>(bits, false);
-    // Bookkeeping per element costs like copying a value: more for a large rational.
-    work += elements * passes.perElement * (GrowingCarrier<T> ? elementCost / 100 : 1);
-    earlier += elements * elementCost;
+    // Bookkeeping per element costs like copying a value: more for a large rational, and ten times
+    // more once a tensor no longer fits in the caches.
+    const double outOfCache = elements > detail::kCachedElements ? 10 : 1;
+    const double valueFactor = GrowingCarrier<T> ? elementCost / 100 : 1;
+    work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::kPrintValue) * valueFactor;
+    earlier += detail::kDenseVisit + elements * elementCost;
     memory += elements * (detail::bytesHeld<T>(bits) * passes.copies + detail::bytesPrinted<T>(bits) * passes.printedValues);
+    // Judged where the work is done: at nodes (an input's bookkeeping is paid by the nodes after
+    // it), and at the last position.
+    if (graph.isInput(p) && p + 1 < graph.positionCount()) continue;
     if (work > budget.work) return BudgetExcess{Limit::work, p, work, budget.work};
     if (memory > budget.memory) return BudgetExcess{Limit::memory, p, memory, budget.memory};
   }
@@ -107,8 +130,8 @@ std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
       return fmt::format("{}: the estimated work reaches {:.2g} operations here, over the budget of {:.2g}", where,
                          excess.estimate, excess.allowed);
     case BudgetExcess::Limit::memory:
-      return fmt::format("{}: the estimated memory reaches {:.2f} GiB here, over the budget of {:.2f} GiB", where,
-                         excess.estimate / (1024.0 * 1024 * 1024), excess.allowed / (1024.0 * 1024 * 1024));
+      return fmt::format("{}: the estimated memory reaches {:.0f} MiB here, over the budget of {:.0f} MiB", where,
+                         excess.estimate / (1024.0 * 1024), excess.allowed / (1024.0 * 1024));
     case BudgetExcess::Limit::bits:
       return fmt::format("{}: its values may need about {:.0f} bits, more than the exact carriers' ceiling of {:.0f} bits",
                          where, excess.estimate, excess.allowed);

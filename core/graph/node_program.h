@@ -27,13 +27,15 @@ OpCall<T> callOf(const Graph<T>& graph, const Node<T>& node, const ArgValues<T>&
 template <class T>
 DomainError validateNode(OpKind kind, const OpCall<T>& call);
 
-//! The largest size (`Carrier<T>::bits`) among the tensor's values; 0 for an empty tensor.
+//! The largest size (`Carrier<T>::bits`) among the tensor's values; 0 for an empty tensor. (The
+//! largest among a node's constants, `largestAttributeBits`, is in node_program.hpp.)
 template <GrowingCarrier T>
 std::size_t largestBits(const Tensor<T>& t) {
   std::size_t bits = 0;
   for (const T& x : t.values) bits = std::max(bits, Carrier<T>::bits(x));
   return bits;
 }
+
 
 //! The node's forward value.
 template <class T>

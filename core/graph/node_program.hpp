@@ -86,17 +86,40 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
   return forwardNode(node.op, callOf<T>(graph, node, args, data));
 }
 
+//! The largest size among a node's constant values: its attributes that hold carrier values
+//! (scale's c, clamp's bounds, a const's values); 0 when it has none.
+template <GrowingCarrier T>
+std::size_t largestAttributeBits(OpKind kind, const Attrs<T>& attrs) {
+  std::size_t bits = 0;
+  for (const AttrSpec<T>& spec : ops::attributes<T>(kind))
+    std::visit(
+        [&](auto field) {
+          const auto& slot = attrs.*field;
+          using Slot = std::remove_cvref_t<decltype(slot)>;
+          if constexpr (std::is_same_v<Slot, std::optional<T>>) {
+            if (slot) bits = std::max(bits, Carrier<T>::bits(*slot));
+          } else if constexpr (std::is_same_v<Slot, std::vector<T>>) {
+            for (const T& x : slot) bits = std::max(bits, Carrier<T>::bits(x));
+          }
+        },
+        spec.field);
+  return bits;
+}
+
 namespace detail {
 
 // On a growing carrier, why a node's values would outgrow kMaxExactBits, judged before the node
 // runs from its arguments' sizes (a product's size is at most the sum of its factors', the op's
-// degree rule), so that one node cannot take the arithmetic far past the ceiling.
+// degree rule) and its constants' (scale's c multiplies once), so that one node cannot take the
+// arithmetic far past the ceiling. Sizes are held below the ceiling's double: no sum overflows.
 template <class T>
-DomainError outgrowsCeiling(OpKind kind, const ArgValues<T>& args) {
+DomainError outgrowsCeiling(const Node<T>& node, const ArgValues<T>& args) {
   if constexpr (GrowingCarrier<T>) {
+    constexpr std::size_t cap = 2 * kMaxExactBits;
     boost::container::small_vector<int, 4> sizes;
-    for (const Tensor<T>* arg : args) sizes.push_back(static_cast<int>(largestBits(*arg)));
-    const int bound = ops::degree(kind, std::span<const int>(sizes.data(), sizes.size()));
+    for (const Tensor<T>* arg : args) sizes.push_back(static_cast<int>(std::min(largestBits(*arg), cap)));
+    const int bound = ops::degree(node.op, std::span<const int>(sizes.data(), sizes.size())) +
+                      static_cast<int>(std::min(largestAttributeBits(node.op, node.attrs), cap));
     if (bound > static_cast<int>(kMaxExactBits))
       return fmt::format("its values may need up to {} bits, more than the exact carriers' ceiling of {} bits", bound,
                          kMaxExactBits);
@@ -123,7 +146,7 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
   auto args = detail::argumentValues(node, context);
   OpCall<T> call = callOf<T>(graph, node, args, data);
   if (DomainError error = validateNode(node.op, call)) return fail(describeNode(graph, position) + ": " + *error);
-  if (DomainError error = detail::outgrowsCeiling(node.op, args)) return fail(describeNode(graph, position) + ": " + *error);
+  if (DomainError error = detail::outgrowsCeiling(node, args)) return fail(describeNode(graph, position) + ": " + *error);
   Tensor<T> out = forwardNode(node.op, call);
   if (DomainError error = detail::outgrewCeiling(out)) return fail(describeNode(graph, position) + ": " + *error);
   return out;

@@ -26,13 +26,17 @@ Budget workBudget(double work) { return Budget{work, 1e30}; }
 Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
 
 const PassCounts kForwardOnly{1, 0, 0, 1, 0, 0};
+// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a visit of the dense order to an earlier
+// position 5 ns besides its elements' additions.
+constexpr double kIeee = 0.25;
+constexpr double kVisit = 5;
 
 TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAdds) {
   auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
   b.add(OpKind::matmul, {0, 1}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({30, 40}, 1), filled<double>({40, 50}, 1)};
-  const double macs = 30.0 * 40 * 50;  // 60,000, the only work of a forward pass on double
+  const double macs = 30.0 * 40 * 50 * kIeee;  // 60,000 multiply-adds, the only work of a forward pass
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs)));
   auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs - 1));
   ASSERT_TRUE(excess);
@@ -50,8 +54,8 @@ TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
   for (std::size_t k = 0; k < n; ++k) b.add(OpKind::neg, {k}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({4}, 1)};
-  const double forward = 8.0 * n;         // each neg reads and writes 4 elements
-  const double dense = 4.0 * n * (n + 1) / 2;  // node k (k = 1..n) adds to 4·k earlier elements
+  const double forward = 8.0 * n * kIeee;  // each neg reads and writes 4 elements
+  const double dense = (kVisit + 4 * kIeee) * n * (n + 1) / 2;  // node k (k = 1..n) visits k positions of 4
   PassCounts denseOnly{0, 0, 1, 1, 0};
   EXPECT_EQ(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(0.5))->position, 1u);
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(dense)));
@@ -71,6 +75,46 @@ TEST(WorkEstimate, BookkeepingCountsEveryElementOfEveryPosition) {
   ASSERT_TRUE(excess);
   EXPECT_EQ(excess->position, 1u);
   EXPECT_EQ(excess->estimate, 2000.0 * 500);
+}
+
+TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) {
+  // twice on a [4] input, 10 times: node k's program writes all 4·k earlier elements.
+  auto b = *GraphBuilder<double>::create({{4}});
+  for (std::size_t k = 0; k < 10; ++k) ASSERT_TRUE(b.addOpaque("twice", {k}));
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({4}, 1)};
+  auto forwardOnly = exceedsBudget(g, &inputs, {}, PassCounts{1, 0, 0, 1, 0, 0}, workBudget(0))->estimate;
+  auto oneReverse = exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 1, 0, 0}, workBudget(0))->estimate;
+  EXPECT_EQ(forwardOnly, 8 * kIeee);  // node 1 alone: 4 reads, 4 writes
+  EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
+}
+
+TEST(SizeEstimate, ConstantsAreLeavesToo) {
+  // A const holding a 60,001-bit integer, negated: no input is large, the constant is.
+  const Rational large(Integer(1) << 60000);
+  auto b = *GraphBuilder<Rational>::create({{}});
+  Attrs<Rational> constant;
+  constant.shape = Shape{};
+  constant.values = {large};
+  b.add(OpKind::constant, {}, constant).value();
+  for (std::size_t k = 1; k < 6; ++k) b.add(OpKind::square, {k}).value();  // 2^5 · 60002 bits at node 6
+  Graph<Rational> g = std::move(b).build();
+  const Pack<Rational> small{Tensor<Rational>({}, {Rational(1)})};
+  auto excess = exceedsBudget(g, &small, {}, kForwardOnly, Budget{});
+  ASSERT_TRUE(excess);
+  EXPECT_EQ(excess->limit, BudgetExcess::Limit::bits);
+  EXPECT_EQ(excess->position, 4u);  // 2^3 · 60002 = 480016 bits
+  // scale's c is a constant as well: each scale may multiply by it.
+  auto s = *GraphBuilder<Rational>::create({{}});
+  Attrs<Rational> byLarge;
+  byLarge.c = large;
+  for (std::size_t k = 0; k < 6; ++k) s.add(OpKind::scale, {k}, byLarge).value();
+  Graph<Rational> scaled = std::move(s).build();
+  EXPECT_EQ(exceedsBudget(scaled, &small, {}, kForwardOnly, Budget{})->position, 4u);  // degree 5
+  // While running, the ceiling takes c into account before the node that would pass it.
+  auto context = spec::eval(scaled, small, {});
+  ASSERT_FALSE(context);
+  EXPECT_EQ(context.error().message.substr(0, 43), "node 5 (scale): its values may need up to 3");
 }
 
 TEST(WorkEstimate, ExactRationalsCostMoreAsTheyGrow) {
@@ -102,9 +146,10 @@ TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
   EXPECT_EQ(excess->limit, BudgetExcess::Limit::memory);
   EXPECT_EQ(excess->position, 1u);
   EXPECT_EQ(describeExcess(g, *excess),
-            "node 1 (broadcast): the estimated memory reaches 0.03 GiB here, over the budget of 0.03 GiB");
-  // Printed values add their text.
+            "node 1 (broadcast): the estimated memory reaches 32 MiB here, over the budget of 32 MiB");
+  // Printed values add their text, and the time to print them.
   EXPECT_TRUE(exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 4, 1}, memoryBudget(bytes)));
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, PassCounts{0, 0, 0, 1, 1}, workBudget(1))->estimate, 200.0 * (1 + (1 << 20)));
 }
 
 // A chain of squares of 3/2 (4 bits: 2 for 3, 2 for 2): node k's values have degree 2^k.
