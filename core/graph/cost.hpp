@@ -60,13 +60,13 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   // Sizes on a growing carrier: every leaf as large as the largest, a node bounded by its degree
   // in the leaves (a product's size is at most the sum of its factors').
   // Constants count as leaves: a const's values, scale's c, clamp's bounds.
+  // A graph-only file's inputs are taken to be 64-bit values.
   double leafBits = 64;
   if constexpr (GrowingCarrier<T>) {
-    leafBits = 1;
-    if (inputs)
+    if (inputs) {
+      leafBits = 1;
       for (const Tensor<T>& t : *inputs) leafBits = std::max(leafBits, static_cast<double>(largestBits(t)));
-    else
-      leafBits = 64;
+    }
     for (const auto& [name, t] : data) leafBits = std::max(leafBits, static_cast<double>(largestBits(t)));
     for (const Node<T>& node : graph.nodes)
       leafBits = std::max(leafBits, static_cast<double>(largestAttributeBits(node.op, node.attrs)));
