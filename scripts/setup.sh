@@ -5,11 +5,12 @@ set -euo pipefail
 packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev nlohmann-json3-dev
           libcli11-dev libfmt-dev libbenchmark-dev)
 # --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), and check
-# PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3).
+# PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
+# and build the sanitized tests and the fuzzer with Clang 16 and its libFuzzer (scripts/sanitize.sh).
 # --torch: libtorch for the optional C++ PyTorch adapter (adapters/libtorch) and the bench comparison.
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(graphviz python3 python3-torch) ;;
+    --test) packages+=(graphviz python3 python3-torch clang-16 libclang-rt-16-dev) ;;
     --torch) packages+=(libtorch-dev) ;;
     *) echo "setup: unknown option $option (the options are --test and --torch)" >&2; exit 2 ;;
   esac
