@@ -8,7 +8,9 @@
 #include "properties/compileChecked_eq_lowerToTapeChecked.h"
 #include "properties/determinism.h"
 #include "properties/exact_reference.h"
+#include "properties/file_round_trip.h"
 #include "properties/linearity.h"
+#include "properties/literal_reader.h"
 #include "properties/node_adjoint_identity.h"
 #include "properties/lowerChecked_toTape.h"
 #include "properties/ofGraph_toTape.h"
@@ -36,7 +38,10 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"compileChecked_backwardDenseFrom", Scope::engine, &compileChecked_backwardDenseFrom<T>},
       {"compileChecked_backwardDenseFrom_eq_tape", Scope::engine, &compileChecked_backwardDenseFrom_eq_tape<T>},
       {"backwardDenseAllFrom_eq_dense", Scope::engine, &backwardDenseAllFrom_eq_dense<T>},
-      {"determinism", Scope::engine, &determinism<T>}};
+      {"determinism", Scope::engine, &determinism<T>},
+      {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>}};
+  if constexpr (std::is_same_v<T, Rational> || std::is_floating_point_v<T>)
+    all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP>)
   {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});

@@ -1,5 +1,7 @@
 #include "core/carriers/carrier.h"
 
+#include "core/support/mutants.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -105,7 +107,9 @@ std::string IeeeCarrier<F>::format(F x) {
 
 template <class F>
 void IeeeCarrier<F>::appendFormat(F x, std::string& out) {
-  if (std::isnan(x)) {
+  if (TC_MUTANT(36) && x == 0) {
+    out += "0";
+  } else if (std::isnan(x)) {
     out += "nan";
   } else if (std::isinf(x)) {
     out += x > 0 ? "inf" : "-inf";

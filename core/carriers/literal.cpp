@@ -1,5 +1,6 @@
 #include "core/carriers/literal.h"
 
+#include "core/support/mutants.h"
 #include "core/support/text.h"
 
 #include <fmt/format.h>
@@ -90,6 +91,8 @@ Result<Rational> parsePositional(Scanner& s, int base, char marker, unsigned exp
   if (s.take('.')) fraction = s.digits(base);
   if (whole.size() + fraction.size() == 0) return fail("no digits");
   if (auto ok = checkDigitCount(whole.size() + fraction.size()); !ok) return std::unexpected(ok.error());
+  if (TC_MUTANT(37) && base == 10 && whole.size() < 20 && whole.size() + fraction.size() > 20)
+    fraction = fraction.substr(0, 20 - whole.size());
   Integer mantissa = integerOf(std::string(whole) + std::string(fraction), base);
   long exponent = 0;
   if (s.takeEither(marker, static_cast<char>(std::toupper(marker)))) {

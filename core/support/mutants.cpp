@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 35> kMutants{{
+constexpr std::array<MutantInfo, 37> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -42,6 +42,8 @@ constexpr std::array<MutantInfo, 35> kMutants{{
     {33, "unchecked-eval-swaps-sub", "forward and eval", "core/runtime/forward.hpp evaluateUnchecked", "the unchecked evaluation computes sub(b, a)"},
     {34, "single-seed-ignored", "saved graph and compiled", "core/runtime/compiled.hpp supportPass", "the single-output pass starts from ones at the output, not from the given seed"},
     {35, "saved-tape-parents-deduplicated", "tape lowering", "core/runtime/saved_graph.hpp toTape", "a repeated parent (add(x, x)) is recorded once"},
+    {36, "writer-unsigned-zero", "file format", "core/carriers/carrier.cpp IeeeCarrier::appendFormat", "the writer writes -0 as 0 (a formatter that drops the sign of zero)"},
+    {37, "reader-decimal-truncated", "file format", "core/carriers/literal.cpp parsePositional", "the reader keeps 20 significant decimal digits (a fixed-width accumulator)"},
 }};
 
 int activeId() {

@@ -1,0 +1,210 @@
+#pragma once
+// Oracle for the reader of values (docs/semantics.md §4.2): tapecheck's parser agrees with an
+// independent one on every value of the case, written in the forms the format allows. On double
+// and float the other parser is the C library's strtod / strtof (correctly rounded, ties to even),
+// on both of tapecheck's paths (the fast one for short plain numbers and the exact one); on
+// rationals it is GMP's mpq_set_str and mpz_set_str (through Boost.Multiprecision's constructors). The texts are made here, apart from the
+// writer: the shortest decimal, the hex float of printf's %a, the exact decimal expansion (plain and
+// with an exponent), the exact midpoint to the next value up (a tie) and a decimal just above it,
+// the specials; fractions unreduced and, where the denominator allows, decimals.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/carriers/literal.h"
+#include "core/io/case_file.h"
+#include "properties/compare.hpp"
+
+namespace tc::props {
+namespace detail {
+
+//! An integer's decimal digits with a point `fractionDigits` places from the right ("-0.125").
+inline std::string withPoint(bool negative, const Integer& magnitude, std::size_t fractionDigits) {
+  std::string text = magnitude.str();
+  if (fractionDigits > 0) {
+    if (text.size() <= fractionDigits) text.insert(0, fractionDigits + 1 - text.size(), '0');
+    text.insert(text.size() - fractionDigits, ".");
+  }
+  return (negative ? "-" : "") + text;
+}
+
+//! The exact decimal of ±m·2^e, in plain notation: m·2^e, or m·5^k / 10^k for e = -k.
+inline std::string exactDecimal(bool negative, std::uint64_t m, long e) {
+  if (e >= 0) return withPoint(negative, Integer(m) << e, 0);
+  const auto k = static_cast<unsigned>(-e);
+  return withPoint(negative, Integer(m) * boost::multiprecision::pow(Integer(5), k), k);
+}
+
+//! "1.234e-5" from the plain "0.00001234": the same digits with the point after the first nonzero one.
+inline std::string scientific(const std::string& plain) {
+  const bool negative = plain.starts_with('-');
+  std::string digits;
+  long point = -1;
+  for (char ch : plain.substr(negative ? 1 : 0)) {
+    if (ch == '.') point = static_cast<long>(digits.size());
+    else digits += ch;
+  }
+  if (point < 0) point = static_cast<long>(digits.size());
+  std::size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return plain;
+  std::string mantissa = digits.substr(first, 1) + (digits.size() > first + 1 ? "." + digits.substr(first + 1) : "");
+  return fmt::format("{}{}e{}", negative ? "-" : "", mantissa, point - static_cast<long>(first) - 1);
+}
+
+//! The texts of an IEEE value x the property reads: the writer's (shortest) decimal, printf's
+//! %.17g (%.9g) and %a, the exact decimal (plain and scientific), the exact midpoint to the next
+//! value up (plain and scientific) and a decimal just above it; a special's one text.
+template <class F>
+std::vector<std::string> ieeeTexts(F x) {
+  if (std::isnan(x)) return {"nan"};
+  if (std::isinf(x)) return {x > 0 ? "inf" : "-inf"};
+  constexpr int precision = std::numeric_limits<F>::digits;               // 53, 24
+  constexpr long lowest = std::numeric_limits<F>::min_exponent - precision;  // -1074, -149
+  char roundTrip[64], hex[64];
+  std::snprintf(roundTrip, sizeof roundTrip, "%.*g", std::numeric_limits<F>::max_digits10, static_cast<double>(x));
+  std::snprintf(hex, sizeof hex, "%a", static_cast<double>(x));
+  std::vector<std::string> texts{Carrier<F>::format(x), roundTrip, hex};
+  if (x == 0) {
+    texts.push_back(std::signbit(x) ? "-0" : "0");
+    return texts;
+  }
+  // x = ±m·2^e with m whole; ulp = 2^e once e is clamped to the subnormal exponent.
+  int exponent = 0;
+  F fraction = std::frexp(std::fabs(x), &exponent);
+  auto m = static_cast<std::uint64_t>(std::ldexp(fraction, precision));
+  long e = exponent - precision;
+  if (e < lowest) m >>= (lowest - e), e = lowest;
+  const bool negative = std::signbit(x);
+  std::string exact = exactDecimal(negative, m, e);
+  std::string midpoint = exactDecimal(negative, 2 * m + 1, e - 1);
+  std::string above = midpoint + (midpoint.find('.') == std::string::npos ? ".000001" : "000001");
+  for (const std::string& text : {exact, scientific(exact), midpoint, scientific(midpoint), above})
+    texts.push_back(text);
+  return texts;
+}
+
+template <class F>
+F libcParse(const std::string& text) {
+  if constexpr (std::is_same_v<F, float>) return std::strtof(text.c_str(), nullptr);
+  else return std::strtod(text.c_str(), nullptr);
+}
+
+template <class F>
+auto bitsOf(F x) {
+  return std::bit_cast<std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>>(x);
+}
+
+//! The first text of x on which tapecheck's reader (either path) and the C library's disagree.
+template <class F>
+std::string ieeeDisagreement(F x) {
+  for (const std::string& text : ieeeTexts(x)) {
+    const F expected = libcParse<F>(text);
+    auto fast = parseValue<F>(text);
+    auto literal = parseLiteral(text);
+    auto exactPath = literal ? Carrier<F>::fromLiteral(*literal) : std::unexpected(literal.error());
+    for (const auto& [path, got] : {std::pair{"", fast}, std::pair{" (exact path)", exactPath}}) {
+      if (!got) return fmt::format("'{}'{}: tapecheck refuses it ({}), the C library reads {}", text, path,
+                                   got.error().message, Carrier<F>::format(expected));
+      if (bitsOf(*got) != bitsOf(expected))
+        return fmt::format("'{}'{}: tapecheck reads {} ({:#x}), the C library {} ({:#x})", text, path,
+                           Carrier<F>::format(*got), bitsOf(*got), Carrier<F>::format(expected), bitsOf(expected));
+    }
+  }
+  return {};
+}
+
+//! GMP's reading of "p/q" or "p" (mpq_set_str), or of a plain decimal "i.f" (mpz_set_str of the
+//! digits, over 10^|f|), in base 10.
+inline Rational gmpReading(const std::string& text) {
+  Rational value;
+  const std::size_t point = text.find('.');
+  if (point == std::string::npos) {
+    mpq_set_str(value.backend().data(), text.c_str(), 10);
+    mpq_canonicalize(value.backend().data());
+    return value;
+  }
+  Integer digits;
+  mpz_set_str(digits.backend().data(), (text.substr(0, point) + text.substr(point + 1)).c_str(), 10);
+  return Rational(digits, boost::multiprecision::pow(Integer(10), static_cast<unsigned>(text.size() - point - 1)));
+}
+
+//! The texts of a rational p/q: canonical, unreduced "3p/3q", and its exact decimal (plain and
+//! scientific) when q = 2^a·5^b. Each comes with the plain text GMP reads.
+inline std::vector<std::pair<std::string, std::string>> rationalTexts(const Rational& x) {
+  const Integer p = boost::multiprecision::numerator(x), q = boost::multiprecision::denominator(x);
+  std::vector<std::pair<std::string, std::string>> texts{{formatRational(x), formatRational(x)}};
+  const std::string unreduced = (3 * p).str() + "/" + (3 * q).str();
+  texts.push_back({unreduced, unreduced});
+  Integer rest = q;
+  unsigned twos = 0, fives = 0;
+  for (; rest % 2 == 0; rest /= 2) ++twos;
+  for (; rest % 5 == 0; rest /= 5) ++fives;
+  if (rest == 1) {  // p/q = p·2^(k-a)·5^(k-b) / 10^k
+    const unsigned k = std::max(twos, fives);
+    Integer scaled = boost::multiprecision::abs(p) * boost::multiprecision::pow(Integer(2), k - twos) *
+                     boost::multiprecision::pow(Integer(5), k - fives);
+    const std::string plain = withPoint(p < 0, scaled, k);
+    texts.push_back({plain, plain});
+    texts.push_back({scientific(plain), plain});
+  }
+  return texts;
+}
+
+//! The first text of x on which tapecheck's reader and GMP's disagree.
+inline std::string rationalDisagreement(const Rational& x) {
+  for (const auto& [text, plain] : rationalTexts(x)) {
+    const Rational expected = gmpReading(plain);
+    auto got = parseValue<Rational>(text);
+    if (!got) return fmt::format("'{}': tapecheck refuses it ({}), GMP reads {}", text, got.error().message, formatRational(expected));
+    if (*got != expected)
+      return fmt::format("'{}': tapecheck reads {}, GMP {}", text, formatRational(*got), formatRational(expected));
+  }
+  return {};
+}
+
+//! Every value a case holds, with the position that holds it (none for data): input values, seeds,
+//! and the constants of its nodes (const values, scale's c, clamp's bounds).
+template <class T>
+std::vector<std::pair<T, std::optional<std::size_t>>> valuesOf(const Case<T>& c) {
+  std::vector<std::pair<T, std::optional<std::size_t>>> values;
+  auto addPack = [&](const Pack<T>& pack) {
+    for (std::size_t p = 0; p < pack.size(); ++p)
+      for (const T& x : pack[p].values) values.push_back({x, p});
+  };
+  if (c.inputs) addPack(*c.inputs);
+  addPack(c.seeds);
+  for (const auto& [key, tensor] : c.data)
+    for (const T& x : tensor.values) values.push_back({x, std::nullopt});
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
+    const Attrs<T>& attrs = c.graph.nodeAt(k).attrs;
+    for (const std::optional<T>& constant : {attrs.c, attrs.lo, attrs.hi})
+      if (constant) values.push_back({*constant, k});
+    for (const T& x : attrs.values) values.push_back({x, k});
+  }
+  return values;
+}
+
+}  // namespace detail
+
+template <class T>
+Verdict literal_reader(const Case<T>& c) {
+  for (const auto& [x, position] : detail::valuesOf(c)) {
+    std::string disagreement;
+    if constexpr (std::is_floating_point_v<T>) disagreement = detail::ieeeDisagreement(x);
+    else disagreement = detail::rationalDisagreement(x);
+    if (disagreement.empty()) continue;
+    std::string where = position ? fmt::format("a value of position {}", *position) : std::string("a data value");
+    return Verdict::fail(fmt::format("parseValue vs {} on {}: {}", std::is_floating_point_v<T> ? "the C library" : "GMP",
+                                     where, disagreement),
+                         position ? std::set<std::size_t>{*position} : std::set<std::size_t>{});
+  }
+  return Verdict::pass();
+}
+
+}  // namespace tc::props
