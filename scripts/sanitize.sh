@@ -39,6 +39,9 @@ export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 unsanitized='CaseFileDeathTest\.SmallFileCannotExhaustMemory|BudgetFile\.|BudgetOptions\.|ExternalExample\.|ReadmeExamples\.|PythonEngines\.'
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" -E "$unsanitized")
+# At the default --max-size: with smaller graphs (--max-size 40) the coverage floors of the rarer ops
+# fail on many seeds (a floor is a share of the cases, and small graphs hold fewer ops), which is not
+# what this step checks.
 ./build-sanitize/tapecheck run --cases 300 --seed 1 --quiet
-./build-sanitize/tapecheck run --cases 100 --seed 2 --max-size 40 --quiet
+./build-sanitize/tapecheck run --cases 100 --seed 2 --quiet
 echo "sanitize: the tests and two runs passed under AddressSanitizer and UndefinedBehaviorSanitizer"
