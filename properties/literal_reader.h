@@ -19,6 +19,7 @@
 
 #include "core/carriers/literal.h"
 #include "core/io/case_file.h"
+#include "core/ops/library.hpp"
 #include "properties/compare.hpp"
 
 namespace tc::props {
@@ -181,12 +182,8 @@ std::vector<std::pair<T, std::optional<std::size_t>>> valuesOf(const Case<T>& c)
   addPack(c.seeds);
   for (const auto& [key, tensor] : c.data)
     for (const T& x : tensor.values) values.push_back({x, std::nullopt});
-  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
-    const Attrs<T>& attrs = c.graph.nodeAt(k).attrs;
-    for (const std::optional<T>& constant : {attrs.c, attrs.lo, attrs.hi})
-      if (constant) values.push_back({*constant, k});
-    for (const T& x : attrs.values) values.push_back({x, k});
-  }
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k)
+    ops::forEachAttributeValue(c.graph.nodeAt(k).op, c.graph.nodeAt(k).attrs, [&](const T& x) { values.push_back({x, k}); });
   return values;
 }
 

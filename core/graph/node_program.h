@@ -36,7 +36,6 @@ std::size_t largestBits(const Tensor<T>& t) {
   return bits;
 }
 
-
 //! The node's forward value.
 template <class T>
 Tensor<T> forwardNode(OpKind kind, const OpCall<T>& call);

@@ -91,18 +91,7 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
 template <GrowingCarrier T>
 std::size_t largestAttributeBits(OpKind kind, const Attrs<T>& attrs) {
   std::size_t bits = 0;
-  for (const AttrSpec<T>& spec : ops::attributes<T>(kind))
-    std::visit(
-        [&](auto field) {
-          const auto& slot = attrs.*field;
-          using Slot = std::remove_cvref_t<decltype(slot)>;
-          if constexpr (std::is_same_v<Slot, std::optional<T>>) {
-            if (slot) bits = std::max(bits, Carrier<T>::bits(*slot));
-          } else if constexpr (std::is_same_v<Slot, std::vector<T>>) {
-            for (const T& x : slot) bits = std::max(bits, Carrier<T>::bits(x));
-          }
-        },
-        spec.field);
+  ops::forEachAttributeValue(kind, attrs, [&](const T& x) { bits = std::max(bits, Carrier<T>::bits(x)); });
   return bits;
 }
 

@@ -8,6 +8,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "core/ops/op_kind.h"
@@ -87,6 +89,24 @@ std::string nodeDescription(OpKind kind, const Attrs<T>& attrs) {
 template <class T>
 std::span<const AttrSpec<T>> attributes(OpKind kind) {
   return visitOp(kind, [](auto op) { return std::span<const AttrSpec<T>>(decltype(op)::template attributes<T>); });
+}
+
+//! Calls `f(x)` for every carrier value among a node's attributes, in schema order: scale's c,
+//! clamp's bounds, a const's values.
+template <class T, class F>
+void forEachAttributeValue(OpKind kind, const Attrs<T>& attrs, F&& f) {
+  for (const AttrSpec<T>& spec : attributes<T>(kind))
+    std::visit(
+        [&](auto field) {
+          const auto& slot = attrs.*field;
+          using Slot = std::remove_cvref_t<decltype(slot)>;
+          if constexpr (std::is_same_v<Slot, std::optional<T>>) {
+            if (slot) f(*slot);
+          } else if constexpr (std::is_same_v<Slot, std::vector<T>>) {
+            for (const T& x : slot) f(x);
+          }
+        },
+        spec.field);
 }
 
 //! True for the opaque op, whose reverse program is dense rather than a list of terms.

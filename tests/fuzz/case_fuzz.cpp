@@ -3,7 +3,6 @@
 #include <exception>
 #include <new>
 
-#include "cli/budget.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/runtime/compiled.h"
@@ -23,8 +22,7 @@ std::optional<std::string> unreadable(const std::string& step, const Error& erro
 
 template <class T>
 std::optional<std::string> findingOn(std::string_view text) {
-  cli::BudgetOptions budget{kFuzzBudget.work, kFuzzBudget.memory / (1024.0 * 1024)};
-  auto loaded = parseCase<T>(text, cli::budgetGate<T>(cli::gradPasses(true), budget));
+  auto loaded = parseCase<T>(text, cli::budgetGate<T>(cli::gradPasses(true), kFuzzBudget));
   if (!loaded) return unreadable("load", loaded.error());
 
   const std::string written = writeCase(*loaded);

@@ -6,15 +6,16 @@
 #include <string>
 #include <string_view>
 
-#include "core/graph/cost.h"
+#include "cli/budget.h"
 
 namespace tc::fuzz {
 
-//! The budget every input is loaded under: a hundredth of the commands' default work (about 0.1 s
-//! estimated) and 256 MiB, so that the fuzzer spends its time on many small inputs. An input that
-//! passes this budget and still runs for seconds shows an estimate that is wrong by orders of
-//! magnitude: libFuzzer's watchdog (-timeout in scripts/fuzz.sh) reports it.
-inline constexpr Budget kFuzzBudget{1e8, 256.0 * 1024 * 1024};
+//! The budget every input is loaded under (--max-work, --max-memory in MiB): a hundredth of the
+//! commands' default work (about 0.1 s estimated) and 256 MiB, so that the fuzzer spends its time
+//! on many small inputs. An input that passes this budget and still runs for seconds shows an
+//! estimate that is wrong by orders of magnitude: libFuzzer's watchdog (-timeout in scripts/fuzz.sh)
+//! reports it.
+inline constexpr cli::BudgetOptions kFuzzBudget{1e8, 256};
 
 //! What is wrong with how tapecheck handled `text`, or nothing. For each of the five carriers:
 //! reading the file under kFuzzBudget, writing the case and reading it back (the same case, written
