@@ -45,13 +45,18 @@ bool structureLoads(const CaseInput& input) {
 }
 
 // The properties a run chooses: one by name, or all that apply to the carrier in the domain (an
-// engine in another process answers only the engine-scoped ones).
+// engine in another process answers only the engine-scoped ones) and to `graph`, when given.
 template <class T>
 std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& property, bool external,
-                                                             gen::Domain domain) {
+                                                             gen::Domain domain, const Graph<T>* graph = nullptr) {
+  std::vector<OpKind> graphOps;
+  if (graph)
+    for (const Node<T>& node : graph->nodes) graphOps.push_back(node.op);
   std::vector<const props::NamedProperty<T>*> chosen;
   for (const auto& p : props::propertiesFor<T>(domain))
-    if ((property == "all" && !(external && p.scope == props::Scope::runtime)) || property == p.name)
+    if ((property == "all" && !(external && p.scope == props::Scope::runtime) &&
+         (!graph || props::appliesToOps(p, graphOps))) ||
+        property == p.name)
       chosen.push_back(props::findProperty<T>(p.name));
   return chosen;
 }
@@ -94,7 +99,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   const gen::Domain domain = judging.domain;
-  for (const auto* chosen : chosenProperties<T>(options.property, engines.external(), domain)) {
+  for (const auto* chosen : chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph)) {
     const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};

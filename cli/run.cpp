@@ -20,6 +20,7 @@
 #include "cli/run_report.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"
+#include "core/ops/library.hpp"
 #include "core/support/text.h"
 #include "properties/profile_json.h"
 #include "properties/report.h"
@@ -89,9 +90,11 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
     if (options.carrier != "all" && options.carrier != carrier) continue;
     if (!judging.profile.supportsCarrier(carrier) || !source.runsOn(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
+      const std::vector<OpKind> drawn = judging.profile.opsOn(carrier).value_or(ops::opsSupportedBy<T>());
       for (const auto& property : props::propertiesFor<T>(judging.domain))
-        if ((options.property == "all" || options.property == property.name) &&
-            !(engineScopedOnly && property.scope == props::Scope::runtime))
+        if (options.property == property.name ||
+            (options.property == "all" && !(engineScopedOnly && property.scope == props::Scope::runtime) &&
+             props::appliesToOps(property, drawn)))
           rows.emplace_back(carrier, property.name);
       return 0;
     });

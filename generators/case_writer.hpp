@@ -40,6 +40,7 @@ class CaseWriter {
     builder_.emplace(std::move(*builder));
     std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
     for (std::size_t k = 0; k < nodes; ++k) addNode();
+    if (!options_.avoidKinks) placeAtKinks();
     json doc = json::object();
     doc["tapecheck"] = 1;
     doc["inputs"] = inputsJson_;
@@ -217,6 +218,26 @@ class CaseWriter {
       }
     }
     return std::nullopt;
+  }
+
+  // Puts an element of half the kinked nodes' input arguments at a kink (ops::kinkPlace): drawn
+  // values rarely meet there, and kink_conventions checks the value chosen at each.
+  void placeAtKinks() {
+    const std::size_t inputs = inputShapes_.size();
+    for (const json& node : nodes_) {
+      auto kind = opByName(node["op"].get<std::string>());
+      const KinkPlace place = kind ? ops::kinkPlace(*kind) : KinkPlace::none;
+      if (place == KinkPlace::none || !pick_.percent(50)) continue;
+      const std::size_t x = node["args"][0];
+      if (x >= inputs || values_[x].empty()) continue;
+      const std::size_t i = pick_.below(values_[x].size());
+      if (place == KinkPlace::zero) values_[x][i] = !kExact && options_.domain != Domain::exact && pick_.percent(50) ? "-0" : "0";
+      if (place == KinkPlace::bound) values_[x][i] = node["attrs"][pick_.percent(50) ? "lo" : "hi"];
+      if (place == KinkPlace::tie) {
+        const std::size_t y = node["args"][1];
+        if (y < inputs) values_[y][i] = values_[x][i];
+      }
+    }
   }
 
   // Attributes of the op's schema, drawn in schema order. `subject` is the argument they refer

@@ -14,8 +14,9 @@ namespace tc::gen {
 
 //! The categories one case falls in: "op matmul", "opaque twice", "rank 2", "fan-out",
 //! "repeated argument", "unused node", "domain failure", "output at input", "output at
-//! intermediate", "output at last node", "single seed", "seed pack", and on IEEE carriers
-//! "IEEE special value". Each tag appears at most once per case.
+//! intermediate", "output at last node", "single seed", "seed pack", "kink relu" (and abs, clamp,
+//! max, min: a node at one of its kinks), and on IEEE carriers "IEEE special value". Each tag
+//! appears at most once per case.
 template <class T>
 std::vector<std::string> coverageTags(const Case<T>& c);
 

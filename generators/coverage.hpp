@@ -55,7 +55,12 @@ template <class T>
 std::vector<std::string> coverageTags(const Case<T>& c) {
   std::set<std::string> tags;
   detail::structureTags(c.graph, c.output, tags);
-  if (!spec::eval(c.graph, *c.inputs, c.data)) tags.insert("domain failure");
+  if (auto context = spec::eval(c.graph, *c.inputs, c.data)) {
+    for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p)
+      if (atKink(c.graph, *context, c.data, p)) tags.insert("kink " + std::string(opName(c.graph.nodeAt(p).op)));
+  } else {
+    tags.insert("domain failure");
+  }
   std::size_t seeded = 0;
   for (const Tensor<T>& seed : c.seeds)
     seeded += std::any_of(seed.values.begin(), seed.values.end(), [](const T& v) { return !Carrier<T>::same(v, zero<T>()); });
@@ -76,6 +81,10 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
   // About half of what the generator reaches at the default 100 cases per property.
   if (allowed(OpKind::opaque))
     for (const char* name : {"opaque twice", "opaque const3"}) floors.push_back({name, 0.04});
+  // kink_conventions checks the value chosen at each kink: the generator must reach every one.
+  if (!options.avoidKinks)
+    for (OpKind kind : ops::opsSupportedBy<T>())
+      if (allowed(kind) && ops::hasKinks(kind)) floors.push_back({"kink " + std::string(opName(kind)), 0.01});
   floors.push_back({"rank 0", 0.2});
   for (const char* name : {"rank 1", "rank 2"}) floors.push_back({name, 0.4});
   floors.push_back({"rank 3", 0.1});

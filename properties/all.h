@@ -1,5 +1,7 @@
 #pragma once
 // Every property, by name: the seven theorems of the seed, then the oracles.
+#include <algorithm>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -15,13 +17,25 @@ namespace tc::props {
 enum class Scope { engine, runtime };
 
 //! A property and its name (the theorem's, for the seven theorem properties). Runtime-scoped
-//! properties ignore the engine argument.
+//! properties ignore the engine argument. `needsOneOf`, when not empty, lists the ops without one
+//! of which the property compares nothing (kink_conventions: the ops with kinks): a run whose
+//! cases cannot hold one, or a check of a graph that holds none, leaves the property out.
 template <class T>
 struct NamedProperty {
   std::string_view name;
   Scope scope;
   Verdict (*check)(const EngineUnderTest<T>&, const Case<T>&);
+  std::span<const OpKind> needsOneOf{};
 };
+
+//! Whether `property` can compare something on cases whose ops are among `ops`.
+template <class T>
+bool appliesToOps(const NamedProperty<T>& property, std::span<const OpKind> ops) {
+  if (property.needsOneOf.empty()) return true;
+  return std::any_of(ops.begin(), ops.end(), [&](OpKind op) {
+    return std::find(property.needsOneOf.begin(), property.needsOneOf.end(), op) != property.needsOneOf.end();
+  });
+}
 
 //! The theorem properties and every oracle that applies to carrier T in `domain`: linearity on
 //! exact carriers, the adjoint identity where a dual carrier is instantiated (rational, modp),

@@ -9,6 +9,7 @@
 #include "properties/determinism.h"
 #include "properties/exact_reference.h"
 #include "properties/file_round_trip.h"
+#include "properties/kink_conventions.h"
 #include "properties/linearity.h"
 #include "properties/literal_reader.h"
 #include "properties/node_adjoint_identity.h"
@@ -22,6 +23,17 @@ namespace detail {
 template <class T, Verdict (*check)(const Case<T>&)>
 Verdict ignoringEngine(const EngineUnderTest<T>&, const Case<T>& c) {
   return check(c);
+}
+
+// The ops with kinks, in registry order.
+inline std::span<const OpKind> kinkedOps() {
+  static const std::vector<OpKind> kinked = [] {
+    std::vector<OpKind> out;
+    for (std::size_t i = 0; i < kOpCount; ++i)
+      if (ops::hasKinks(static_cast<OpKind>(i))) out.push_back(static_cast<OpKind>(i));
+    return out;
+  }();
+  return kinked;
 }
 
 }  // namespace detail
@@ -40,6 +52,7 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"backwardDenseAllFrom_eq_dense", Scope::engine, &backwardDenseAllFrom_eq_dense<T>},
       {"determinism", Scope::engine, &determinism<T>},
       {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>}};
+  if constexpr (Carrier<T>::caps.ordered) all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
   if constexpr (std::is_same_v<T, Rational> || std::is_floating_point_v<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP>)

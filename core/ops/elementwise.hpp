@@ -172,6 +172,7 @@ struct Select : BinaryBase {
   //! The terms at a tie a = b: ct/2 to each (the specification's), ct to the first argument
   //! only, or ct to both.
   static constexpr std::array<std::string_view, 3> kinkChoices{"split", "first", "both"};
+  static constexpr KinkPlace kinkPlace = KinkPlace::tie;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) {
@@ -293,6 +294,7 @@ struct Relu : UnaryBase {
   static constexpr Requirement needs = Requirement::ordered;
   //! The term at x = 0: the carrier's zero (the specification's), or ct.
   static constexpr std::array<std::string_view, 2> kinkChoices{"zero", "one"};
+  static constexpr KinkPlace kinkPlace = KinkPlace::zero;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const bool nanPropagates = c.conventions.nanPropagates;
@@ -300,7 +302,7 @@ struct Relu : UnaryBase {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    const bool passAtZero = c.conventions.kinkOf(OpKind::relu) == 1;
+    const bool passAtZero = (c.conventions.kinkOf(OpKind::relu) == 1) != TC_MUTANT(38);
     const bool nanPropagates = c.conventions.nanPropagates;
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
                      bool passes = x > zero<T>() || (passAtZero && x == zero<T>()) || (nanPropagates && isNan(x));
@@ -326,6 +328,7 @@ struct Abs : PointwiseUnary<Abs> {
   //! NaN or infinite cotangent's NaN and a negative cotangent's sign); or `sign`, ct·sgn(x) with
   //! sgn(0) = sgn(NaN) = 0 (PyTorch's): the product at 0 and at NaN alike, whatever nanPropagates says.
   static constexpr std::array<std::string_view, 3> kinkChoices{"zero", "product", "sign"};
+  static constexpr KinkPlace kinkPlace = KinkPlace::zero;
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const std::uint8_t choice = c.conventions.kinkOf(OpKind::abs);
@@ -368,11 +371,12 @@ struct Clamp : UnaryBase {
   //! The term at x = lo or x = hi: ct (the specification's: the pass region is inclusive), or
   //! the carrier's zero.
   static constexpr std::array<std::string_view, 2> kinkChoices{"pass", "block"};
+  static constexpr KinkPlace kinkPlace = KinkPlace::bound;
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T& lo = *c.attrs.lo;
     const T& hi = *c.attrs.hi;
-    const bool blockAtBounds = c.conventions.kinkOf(OpKind::clamp) == 1;
+    const bool blockAtBounds = (c.conventions.kinkOf(OpKind::clamp) == 1) != TC_MUTANT(39);
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
                      bool inside = blockAtBounds ? lo < x && x < hi : lo <= x && x <= hi;
                      return inside ? g : zero<T>();

@@ -174,6 +174,15 @@ constexpr bool hasKinks(OpKind kind) {
   });
 }
 
+//! Where the op's kinks lie; KinkPlace::none exactly when it has none.
+constexpr KinkPlace kinkPlace(OpKind kind) {
+  return visitOp(kind, [](auto op) {
+    using Op = decltype(op);
+    if constexpr (requires { Op::kinkPlace; }) return Op::kinkPlace;
+    else return KinkPlace::none;
+  });
+}
+
 //! Whether generated cases of the exact IEEE domain (docs/semantics.md §1.12) may use the op: it
 //! needs no transcendental function and divides by no argument value. Division by an element
 //! count (mean, mse_loss) is exact for a power of two, which the exactness checker decides per

@@ -79,4 +79,13 @@ enum class Signature {
   broadcast,    //!< x and a target shape that x's shape is a suffix of (attribute `shape`)
 };
 
+//! Where an op's kinks lie, for callers that put argument values there on purpose (the case
+//! generator does, so that the value each convention chooses is checked).
+enum class KinkPlace {
+  none,   //!< no kinks
+  zero,   //!< an element of x at 0
+  bound,  //!< an element of x at the attribute `lo` or `hi`
+  tie,    //!< equal elements of a and b
+};
+
 }  // namespace tc

@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 37> kMutants{{
+constexpr std::array<MutantInfo, 39> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -44,6 +44,8 @@ constexpr std::array<MutantInfo, 37> kMutants{{
     {35, "saved-tape-parents-deduplicated", "tape lowering", "core/runtime/saved_graph.hpp toTape", "a repeated parent (add(x, x)) is recorded once"},
     {36, "writer-unsigned-zero", "file format", "core/carriers/carrier.cpp IeeeCarrier::appendFormat", "the writer writes -0 as 0 (a formatter that drops the sign of zero)"},
     {37, "reader-decimal-truncated", "file format", "core/carriers/literal.cpp parsePositional", "the reader keeps 20 significant decimal digits (a fixed-width accumulator)"},
+    {38, "relu-kink-passes", "kink conventions", "core/ops/elementwise.hpp Relu::terms", "relu's term at x = 0 is ct instead of 0 (the convention of 'one')"},
+    {39, "clamp-bound-blocks", "kink conventions", "core/ops/elementwise.hpp Clamp::terms", "clamp's term at x = lo or hi is 0 instead of ct (the pass region made exclusive)"},
 }};
 
 int activeId() {

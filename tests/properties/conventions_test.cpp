@@ -199,6 +199,54 @@ TEST(Conventions, AnEngineKeepingTheSpecificationsConventionsFailsADeclaredOne) 
   }
 }
 
+// kink_conventions sees every kink and NaN convention on its own (the table, not the theorem
+// properties): each witness fails its follower under the specification's profile, with a message
+// naming the node, the element and the choice, and passes it under the profile that declares it.
+TEST(KinkConventions, SeesEveryWitnessOfAKinkOrNanConvention) {
+  const auto* property = props::findProperty<double>("kink_conventions");
+  ASSERT_NE(property, nullptr);
+  for (const Witness& w : witnesses()) {
+    if (w.property == "backwardDenseAllFrom_eq_dense") continue;  // not a convention of a term
+    nlohmann::json doc = nlohmann::json::parse(w.doc);
+    ConventionEngine engine = follower(w);
+    props::Verdict spec = props::checkDocument(*property, engine, doc);
+    EXPECT_FALSE(spec.holds) << w.name;
+    EXPECT_TRUE(spec.why.find("but the kink table gives") != std::string::npos) << w.name << ": " << spec.why;
+    EXPECT_TRUE(spec.blamed.contains(w.doc.find("[0, 1]") != std::string::npos ? 2 : 1)) << w.name;
+    props::Verdict declared = props::checkDocument(
+        *property, props::EngineUnderTest<double>{engine, props::Policy::bits, w.declared}, doc);
+    EXPECT_TRUE(declared.holds) << w.name << ": " << declared.why;
+  }
+}
+
+TEST(KinkConventions, NamesTheElementAndTheChoice) {
+  const auto* property = props::findProperty<double>("kink_conventions");
+  ConventionEngine engine(choosing(OpKind::relu, "one"));
+  props::Verdict verdict = props::checkDocument(*property, engine, nlohmann::json::parse(R"({"tapecheck": 1,
+      "inputs": [{"shape": [2]}], "values": [["1", "0"]], "nodes": [{"op": "relu", "args": [0]}]})"));
+  EXPECT_EQ(verdict.why, "node 1 (relu) element 1 (x = 0, ct = 0.5), at its kink, choice 'zero': conventions gives "
+                         "the gradient 0.5 at position 0 but the kink table gives 0");
+}
+
+// An engine whose profile does not declare its kink conventions is held to the table away from
+// the kinks only; a wrong term there still fails.
+TEST(KinkConventions, UndeclaredConventionsAreJudgedAwayFromTheKinksOnly) {
+  const auto* property = props::findProperty<double>("kink_conventions");
+  EngineProfile undeclared;
+  undeclared.kinkConventionsDeclared = false;
+  ConventionEngine engine(choosing(OpKind::relu, "one"));
+  nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [3]}],
+      "values": [["1", "0", "-1"]], "nodes": [{"op": "relu", "args": [0]}]})");
+  EXPECT_TRUE(props::checkDocument(*property, props::EngineUnderTest<double>{engine, props::Policy::bits, undeclared}, doc).holds);
+  EXPECT_FALSE(props::checkDocument(*property, engine, doc).holds) << "declared by the specification's profile";
+  // NaN is no kink: an undeclared NaN convention still fails.
+  ConventionEngine propagating(propagatingNan());
+  nlohmann::json nan = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["nan"]],
+      "nodes": [{"op": "relu", "args": [0]}]})");
+  EXPECT_FALSE(
+      props::checkDocument(*property, props::EngineUnderTest<double>{propagating, props::Policy::bits, undeclared}, nan).holds);
+}
+
 TEST(Conventions, AnUnspecifiedSignOfZeroLetsBothZerosPassAndNothingElse) {
   const auto* property = props::findProperty<double>("compileChecked_context");
   nlohmann::json witness = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],

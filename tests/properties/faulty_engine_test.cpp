@@ -212,7 +212,7 @@ TEST(FaultyEngine, ABackwardThatAlwaysFailsFailsEveryPropertyThatRunsOne) {
   for (std::uint64_t seed : {1, 2, 3})
     EXPECT_EQ(failingProperties(TestEngine<Rational>(Fault::backwardFails), 100, seed),
               (Names{"compileChecked_backwardDenseFrom", "compileChecked_backwardDenseFrom_eq_tape",
-                     "backwardDenseAllFrom_eq_dense", "determinism", "adjoint_identity"}))
+                     "backwardDenseAllFrom_eq_dense", "determinism", "kink_conventions", "adjoint_identity"}))
         << "seed " << seed;
   const auto* determinism = props::findProperty<Rational>("determinism");
   ASSERT_NE(determinism, nullptr);

@@ -33,7 +33,8 @@ std::unique_ptr<const Execution<T>> compiledBy(const Engine<T>& engine, const Ca
 }
 
 //! Every engine-scoped property on `cases` exact-domain cases (seed 1) passes on `subject`, none
-//! unsupported, each comparing more than `minCompared` of them, exact_reference among them.
+//! unsupported, each comparing more than `minCompared` of them (a quarter of that for a property
+//! that needs one of a few ops: kink_conventions), exact_reference among them.
 template <class T>
 void expectEveryEnginePropertyPassesInTheExactDomain(const props::EngineUnderTest<T>& subject, std::size_t cases,
                                                      std::size_t minCompared) {
@@ -45,7 +46,7 @@ void expectEveryEnginePropertyPassesInTheExactDomain(const props::EngineUnderTes
     run.emplace_back(property.name);
     props::PropertyRun result = props::runProperty(property, subject, settings);
     EXPECT_EQ(result.unsupported, 0u) << property.name;
-    EXPECT_GT(result.compared(), minCompared) << property.name;
+    EXPECT_GT(result.compared(), property.needsOneOf.empty() ? minCompared : minCompared / 4) << property.name;
     EXPECT_TRUE(result.passed()) << property.name << ": " << result.whyNotPassed();
   }
   EXPECT_NE(std::find(run.begin(), run.end(), "exact_reference"), run.end());
