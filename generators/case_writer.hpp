@@ -41,6 +41,7 @@ class CaseWriter {
     std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
     for (std::size_t k = 0; k < nodes; ++k) addNode();
     if (!options_.avoidKinks) placeAtKinks();
+    placeAtDomainBoundaries();
     json doc = json::object();
     doc["tapecheck"] = 1;
     doc["inputs"] = inputsJson_;
@@ -237,6 +238,27 @@ class CaseWriter {
         const std::size_t y = node["args"][1];
         if (y < inputs) values_[y][i] = values_[x][i];
       }
+    }
+  }
+
+  // Puts an element of half the constrained input arguments of ops with a domain check
+  // (ops::domainArgument) at a boundary: 0 on exact carriers; ±0, NaN or ±inf on IEEE carriers.
+  // On IEEE carriers a few other nodes' input arguments get a NaN or ±inf, so that specials flow
+  // into every family of ops (opaque nodes are rare, and few draws reach them otherwise).
+  void placeAtDomainBoundaries() {
+    static const std::vector<std::string> kIeeeBoundaries{"0", "-0", "nan", "inf", "-inf"};
+    static const std::vector<std::string> kIeeeSpecials{"nan", "inf", "-inf"};
+    if (options_.domain == Domain::exact) return;
+    const std::size_t inputs = inputShapes_.size();
+    for (const json& node : nodes_) {
+      auto kind = opByName(node["op"].get<std::string>());
+      auto argument = kind ? ops::domainArgument(*kind) : std::nullopt;
+      const bool special = !argument && !kExact && node.contains("args") && pick_.percent(kind == OpKind::opaque ? 30 : 3);
+      if (!special && (!argument || !pick_.percent(50))) continue;
+      const std::size_t x = node["args"][argument.value_or(0)];
+      if (x >= inputs || values_[x].empty()) continue;
+      values_[x][pick_.below(values_[x].size())] =
+          kExact ? "0" : special ? pick_.pick(kIeeeSpecials) : pick_.pick(kIeeeBoundaries);
     }
   }
 

@@ -23,6 +23,30 @@ bool isIeeeSpecial(const T& v) {
   }
 }
 
+// On IEEE carriers: which families of ops NaN and ±inf flow into, and where −0 seeds sit (at an
+// input, an intermediate node or the output; under the dense order's pending +0 writes of a later
+// node, or at the last position where none comes), and a +0 seed at the output.
+template <class T>
+void specialValueTags(const Case<T>& c, const std::optional<Context<T>>& context, std::set<std::string>& tags) {
+  if constexpr (!Carrier<T>::caps.exact) {
+    auto any = [](const Tensor<T>& t, auto test) { return std::any_of(t.values.begin(), t.values.end(), test); };
+    auto isNegativeZero = [](const T& v) { return v == 0 && std::signbit(v); };
+    if (context)
+      for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p)
+        for (std::size_t a : c.graph.nodeAt(p).args) {
+          const std::string family(ops::family(c.graph.nodeAt(p).op));
+          if (any((*context)[a], [](const T& v) { return std::isnan(v); })) tags.insert("NaN into " + family);
+          if (any((*context)[a], [](const T& v) { return std::isinf(v); })) tags.insert("inf into " + family);
+        }
+    for (std::size_t p = 0; p < c.seeds.size(); ++p) {
+      if (!any(c.seeds[p], isNegativeZero)) continue;
+      tags.insert(p == c.output ? "-0 seed at output" : c.graph.isInput(p) ? "-0 seed at input" : "-0 seed at intermediate");
+      tags.insert(p + 1 < c.graph.positionCount() ? "-0 seed under pending +0" : "-0 seed at last position");
+    }
+    if (any(c.seeds[c.output], [&](const T& v) { return v == 0 && !isNegativeZero(v); })) tags.insert("+0 seed at output");
+  }
+}
+
 template <class T>
 void structureTags(const Graph<T>& graph, std::size_t output, std::set<std::string>& tags) {
   std::vector<std::size_t> uses(graph.positionCount(), 0);
@@ -55,12 +79,15 @@ template <class T>
 std::vector<std::string> coverageTags(const Case<T>& c) {
   std::set<std::string> tags;
   detail::structureTags(c.graph, c.output, tags);
-  if (auto context = spec::eval(c.graph, *c.inputs, c.data)) {
+  std::optional<Context<T>> context;
+  if (auto evaluated = spec::eval(c.graph, *c.inputs, c.data)) context = std::move(*evaluated);
+  if (context) {
     for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p)
       if (atKink(c.graph, *context, c.data, p)) tags.insert("kink " + std::string(opName(c.graph.nodeAt(p).op)));
   } else {
     tags.insert("domain failure");
   }
+  detail::specialValueTags(c, context, tags);
   std::size_t seeded = 0;
   for (const Tensor<T>& seed : c.seeds)
     seeded += std::any_of(seed.values.begin(), seed.values.end(), [](const T& v) { return !Carrier<T>::same(v, zero<T>()); });
@@ -98,7 +125,22 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
   floors.push_back({"output at last node", 0.4});
   floors.push_back({"single seed", 0.35});
   floors.push_back({"seed pack", 0.12});
-  if (!Carrier<T>::caps.exact && !exactDomain) floors.push_back({"IEEE special value", 0.15});
+  if (!Carrier<T>::caps.exact && !exactDomain) {
+    floors.push_back({"IEEE special value", 0.15});
+    // Signed zeros where the dense order settles or keeps them, and specials through every family
+    // of ops the cases may hold: about half of what the generator reaches, less for the rare ones.
+    floors.push_back({"+0 seed at output", 0.15});
+    floors.push_back({"-0 seed at output", 0.07});
+    floors.push_back({"-0 seed at last position", 0.05});
+    floors.push_back({"-0 seed under pending +0", 0.04});
+    for (const char* name : {"-0 seed at input", "-0 seed at intermediate"}) floors.push_back({name, 0.01});
+    std::set<std::string> families;
+    for (OpKind kind : ops::opsSupportedBy<T>())
+      if (allowed(kind)) families.insert(std::string(ops::family(kind)));
+    if (allowed(OpKind::opaque)) families.insert("opaque");
+    for (const std::string& family : families)
+      for (const char* special : {"NaN into ", "inf into "}) floors.push_back({special + family, 0.005});
+  }
   return floors;
 }
 

@@ -7,8 +7,10 @@
 #include "properties/compileChecked_context.h"
 #include "properties/compileChecked_eq_lowerToTapeChecked.h"
 #include "properties/determinism.h"
+#include "properties/domain_errors.h"
 #include "properties/exact_reference.h"
 #include "properties/file_round_trip.h"
+#include "properties/index_bounds.h"
 #include "properties/kink_conventions.h"
 #include "properties/linearity.h"
 #include "properties/literal_reader.h"
@@ -51,7 +53,9 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"compileChecked_backwardDenseFrom_eq_tape", Scope::engine, &compileChecked_backwardDenseFrom_eq_tape<T>},
       {"backwardDenseAllFrom_eq_dense", Scope::engine, &backwardDenseAllFrom_eq_dense<T>},
       {"determinism", Scope::engine, &determinism<T>},
-      {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>}};
+      {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>},
+      {"domain_errors", Scope::engine, &domain_errors<T>},
+      {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>}};
   if constexpr (Carrier<T>::caps.ordered) all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
   if constexpr (std::is_same_v<T, Rational> || std::is_floating_point_v<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});

@@ -75,7 +75,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
 template <class T>
 std::string describeNode(const Graph<T>& graph, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
-  return describeNode(position, ops::nodeLabel(node.op, node.attrs));
+  return describeNode(TC_MUTANT(43) ? position - graph.inputs.size() : position, ops::nodeLabel(node.op, node.attrs));
 }
 
 template <class T>

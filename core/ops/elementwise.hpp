@@ -19,6 +19,10 @@ using kernels::zip3;
 
 //! Defaults of op definitions (core/ops/README.md lists what an op struct holds).
 struct OpBase {
+  //! The op's family, for coverage of special values flowing through each kind of op:
+  //! "elementwise" (transcendental ones count as "transcendental"), "reduction", "structural",
+  //! "opaque".
+  static constexpr std::string_view family = "elementwise";
   //! No attributes.
   template <class T>
   static constexpr std::array<AttrSpec<T>, 0> attributes{};
@@ -147,9 +151,10 @@ struct Div : BinaryBase, ProductDegree {
   static constexpr std::string_view label = "div";
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
+  static constexpr std::size_t domainArgument = 1;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
-    if (Carrier<T>::caps.exact && anyZero(c.arg(1))) return "divisor contains 0";
+    if ((Carrier<T>::caps.exact || TC_MUTANT(41)) && anyZero(c.arg(1))) return "divisor contains 0";
     return std::nullopt;
   }
   template <class T>
@@ -275,6 +280,7 @@ struct Inv : PointwiseUnary<Inv> {
   static constexpr std::string_view label = "inv";
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
+  static constexpr std::size_t domainArgument = 0;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     if (Carrier<T>::caps.exact && anyZero(c.arg(0))) return "input contains 0";
@@ -407,10 +413,11 @@ struct Exp : PointwiseUnary<Exp> {
 struct Log : PointwiseUnary<Log> {
   static constexpr std::string_view label = "log";
   static constexpr Requirement needs = Requirement::transcendental;
+  static constexpr std::size_t domainArgument = 0;
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     for (const T& x : c.arg(0).values)
-      if (!(x > zero<T>())) return "input contains values <= 0 or NaN";
+      if (TC_MUTANT(40) ? x <= zero<T>() : !(x > zero<T>())) return "input contains values <= 0 or NaN";
     return std::nullopt;
   }
   template <class T>

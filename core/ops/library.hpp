@@ -183,6 +183,26 @@ constexpr KinkPlace kinkPlace(OpKind kind) {
   });
 }
 
+//! The op's family (OpBase::family), elementwise ops that need transcendental functions counting
+//! as "transcendental".
+constexpr std::string_view family(OpKind kind) {
+  return visitOp(kind, [](auto op) -> std::string_view {
+    using Op = decltype(op);
+    if (Op::family == "elementwise" && Op::needs == Requirement::transcendental) return "transcendental";
+    return Op::family;
+  });
+}
+
+//! The argument an op's domain check constrains (`domainArgument`), or nullopt for an op that
+//! accepts every value; the generator puts values at the boundaries of the domain there.
+constexpr std::optional<std::size_t> domainArgument(OpKind kind) {
+  return visitOp(kind, [](auto op) -> std::optional<std::size_t> {
+    using Op = decltype(op);
+    if constexpr (requires { Op::domainArgument; }) return Op::domainArgument;
+    else return std::nullopt;
+  });
+}
+
 //! Whether generated cases of the exact IEEE domain (docs/semantics.md §1.12) may use the op: it
 //! needs no transcendental function and divides by no argument value. Division by an element
 //! count (mean, mse_loss) is exact for a power of two, which the exactness checker decides per

@@ -15,6 +15,7 @@ Tensor<T> scalar(T value) {
 }
 
 struct Sum : UnaryBase {
+  static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum";
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -32,6 +33,7 @@ struct Sum : UnaryBase {
 };
 
 struct SumAxis : UnaryBase {
+  static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum_axis";
   static constexpr Signature signature = Signature::leadingAxis;
   template <class T>
@@ -81,6 +83,7 @@ struct SumAxis : UnaryBase {
 };
 
 struct Mean : UnaryBase, ScaledDegree {
+  static constexpr std::string_view family = "reduction";
   using ScaledDegree::degree;
   static constexpr std::string_view label = "mean";
   static constexpr Requirement needs = Requirement::field;
@@ -100,6 +103,7 @@ struct Mean : UnaryBase, ScaledDegree {
 };
 
 struct Dot : OpBase, ProductDegree {
+  static constexpr std::string_view family = "reduction";
   using ProductDegree::degree;
   static constexpr Signature signature = Signature::vectors;
   static constexpr std::string_view label = "dot";
@@ -126,6 +130,7 @@ struct Dot : OpBase, ProductDegree {
 };
 
 struct Matmul : OpBase, ProductDegree {
+  static constexpr std::string_view family = "reduction";
   using ProductDegree::degree;
   static constexpr Signature signature = Signature::matmul;
   static constexpr std::string_view label = "matmul";
@@ -180,6 +185,7 @@ struct Matmul : OpBase, ProductDegree {
 };
 
 struct Transpose : UnaryBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "transpose";
   static constexpr Signature signature = Signature::matrix;
   static constexpr Requirement needs = Requirement::ring;
@@ -205,6 +211,7 @@ struct Transpose : UnaryBase {
 };
 
 struct Linear : OpBase {
+  static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "linear";
   static constexpr Signature signature = Signature::linear;
   //! W·x + b.
@@ -252,6 +259,7 @@ struct Linear : OpBase {
 };
 
 struct MseLoss : BinaryBase, ProductDegree {
+  static constexpr std::string_view family = "reduction";
   using ProductDegree::degree;
   static constexpr std::string_view label = "mse_loss";
   static constexpr Requirement needs = Requirement::field;
@@ -307,6 +315,7 @@ struct SoftmaxRows {
 };
 
 struct SoftmaxLast : UnaryBase {
+  static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "softmax_last";
   static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;
@@ -336,6 +345,7 @@ struct SoftmaxLast : UnaryBase {
 };
 
 struct LogSoftmaxLast : UnaryBase {
+  static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "log_softmax_last";
   static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;

@@ -8,6 +8,7 @@
 namespace tc::ops {
 
 struct Reshape : UnaryBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "reshape";
   static constexpr Signature signature = Signature::reshape;
   template <class T>
@@ -31,6 +32,7 @@ struct Reshape : UnaryBase {
 };
 
 struct Broadcast : UnaryBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "broadcast";
   static constexpr Signature signature = Signature::broadcast;
   template <class T>
@@ -65,6 +67,7 @@ struct Broadcast : UnaryBase {
 };
 
 struct Concat0 : OpBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "concat0";
   static constexpr Signature signature = Signature::concat;
   static constexpr std::size_t arity = 2;
@@ -98,6 +101,7 @@ struct Concat0 : OpBase {
 };
 
 struct Slice0 : UnaryBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "slice0";
   static constexpr Signature signature = Signature::leadingAxis;
   template <class T>
@@ -133,6 +137,7 @@ struct Slice0 : UnaryBase {
 };
 
 struct Constant : OpBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "const";
   static constexpr Signature signature = Signature::none;
   static constexpr bool hasTerms = false;
@@ -158,6 +163,7 @@ struct Constant : OpBase {
 };
 
 struct Detach : PointwiseUnary<Detach> {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "detach";
   static constexpr bool hasTerms = false;
   static constexpr Requirement needs = Requirement::ring;
@@ -168,6 +174,7 @@ struct Detach : PointwiseUnary<Detach> {
 };
 
 struct Mask : UnaryBase, ScaledDegree {
+  static constexpr std::string_view family = "structural";
   using ScaledDegree::degree;
   static constexpr std::string_view label = "mask";
   //! A key of the data schema's tensors.
@@ -196,6 +203,7 @@ struct Mask : UnaryBase, ScaledDegree {
 };
 
 struct Gather0 : UnaryBase {
+  static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "gather0";
   static constexpr Signature signature = Signature::leadingAxis;
   //! A key of the data schema's index lists.
@@ -211,7 +219,7 @@ struct Gather0 : UnaryBase {
     const auto& rows = entry->second;
     if (rows.empty()) return fail(fmt::format("index list {} is empty", quote(c.attrs.key)));
     for (std::size_t j = 0; j < rows.size(); ++j)
-      if (rows[j] >= x[0])
+      if (TC_MUTANT(42) ? rows[j] > x[0] : rows[j] >= x[0])
         return fail(fmt::format("index {} of {} is {}, out of range for {} rows", j, quote(c.attrs.key), rows[j], x[0]));
     if (rows.size() > kMaxElements)
       return fail(fmt::format("index list {} has more than {} rows", quote(c.attrs.key), kMaxElements));
@@ -251,6 +259,7 @@ struct Gather0 : UnaryBase {
 //! The op kind for registered opaque programs; arity, requirement, shape, forward and the dense
 //! program come from the entry named by attribute `name`.
 struct Opaque : OpBase {
+  static constexpr std::string_view family = "opaque";
   static constexpr std::string_view label = "opaque";
   static constexpr Requirement needs = Requirement::ring;
   static constexpr Signature signature = Signature::any;

@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 39> kMutants{{
+constexpr std::array<MutantInfo, 43> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -46,6 +46,10 @@ constexpr std::array<MutantInfo, 39> kMutants{{
     {37, "reader-decimal-truncated", "file format", "core/carriers/literal.cpp parsePositional", "the reader keeps 20 significant decimal digits (a fixed-width accumulator)"},
     {38, "relu-kink-passes", "kink conventions", "core/ops/elementwise.hpp Relu::terms", "relu's term at x = 0 is ct instead of 0 (the convention of 'one')"},
     {39, "clamp-bound-blocks", "kink conventions", "core/ops/elementwise.hpp Clamp::terms", "clamp's term at x = lo or hi is 0 instead of ct (the pass region made exclusive)"},
+    {40, "log-domain-lets-nan-through", "domain checks", "core/ops/elementwise.hpp Log::validate", "log's check refuses x <= 0 but lets NaN through"},
+    {41, "div-guard-forgets-carrier", "domain checks", "core/ops/elementwise.hpp Div::validate", "div refuses a zero divisor on IEEE carriers too (the guard forgets its carrier condition)"},
+    {42, "index-bound-off-by-one", "domain checks", "core/ops/structural.hpp Gather0::shape", "an index list entry equal to the row count is accepted (one row past the end)"},
+    {43, "error-position-without-inputs", "error messages", "core/graph/node_program.hpp describeNode", "messages name a node by its index among the nodes, not by its position counting the inputs"},
 }};
 
 int activeId() {

@@ -88,7 +88,7 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
-  EXPECT_EQ(report["results"].size(), 12u);
+  EXPECT_EQ(report["results"].size(), 14u);
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";

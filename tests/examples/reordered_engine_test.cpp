@@ -251,7 +251,7 @@ TEST(ReorderedEngine, PassesEveryEnginePropertyOnGeneratedCasesOfItsOps) {
     EXPECT_TRUE(run.passed()) << property.name << ": "
                               << run.whyNotPassed();
   }
-  EXPECT_EQ(checked, 7u);  // the five engine theorems, kink_conventions and the adjoint identity
+  EXPECT_EQ(checked, 8u);  // the five engine theorems, domain_errors, kink_conventions and the adjoint identity
 }
 
 // (a) Reductions add in reversed index order. Each case has a sum whose left-to-right fold
