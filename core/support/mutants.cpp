@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 43> kMutants{{
+constexpr std::array<MutantInfo, 44> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -50,6 +50,7 @@ constexpr std::array<MutantInfo, 43> kMutants{{
     {41, "div-guard-forgets-carrier", "domain checks", "core/ops/elementwise.hpp Div::validate", "div refuses a zero divisor on IEEE carriers too (the guard forgets its carrier condition)"},
     {42, "index-bound-off-by-one", "domain checks", "core/ops/structural.hpp Gather0::shape", "an index list entry equal to the row count is accepted (one row past the end)"},
     {43, "error-position-without-inputs", "error messages", "core/graph/node_program.hpp describeNode", "messages name a node by its index among the nodes, not by its position counting the inputs"},
+    {44, "final-settle-skips-inputs", "signed zeros", "core/runtime/compiled.hpp densePass", "the pending +0 left at the end is settled on nodes only: an input no node writes keeps a -0 seed"},
 }};
 
 int activeId() {
