@@ -23,9 +23,10 @@ bool isIeeeSpecial(const T& v) {
   }
 }
 
-// On IEEE carriers: which families of ops NaN and ±inf flow into, and where −0 seeds sit (at an
-// input, an intermediate node or the output; under the dense order's pending +0 writes of a later
-// node, or at the last position where none comes), and a +0 seed at the output.
+// On IEEE carriers: which families of ops NaN and ±inf flow into; where −0 seeds sit (at an input,
+// an intermediate node or the output; under the dense order's pending +0 writes of a later node,
+// or at the last position where none comes); and where +0 sits in a seeded position's seed (one
+// not all +0, or the output's: an unseeded position is all +0 in every case).
 template <class T>
 void specialValueTags(const Case<T>& c, const std::optional<Context<T>>& context, std::set<std::string>& tags) {
   if constexpr (!Carrier<T>::caps.exact) {
@@ -38,12 +39,15 @@ void specialValueTags(const Case<T>& c, const std::optional<Context<T>>& context
           if (any((*context)[a], [](const T& v) { return std::isnan(v); })) tags.insert("NaN into " + family);
           if (any((*context)[a], [](const T& v) { return std::isinf(v); })) tags.insert("inf into " + family);
         }
+    auto isPositiveZero = [&](const T& v) { return v == 0 && !std::signbit(v); };
     for (std::size_t p = 0; p < c.seeds.size(); ++p) {
+      const std::string kind = p == c.output ? "output" : c.graph.isInput(p) ? "input" : "intermediate";
+      const bool seeded = p == c.output || !std::all_of(c.seeds[p].values.begin(), c.seeds[p].values.end(), isPositiveZero);
+      if (seeded && any(c.seeds[p], isPositiveZero)) tags.insert("+0 seed at " + kind);
       if (!any(c.seeds[p], isNegativeZero)) continue;
-      tags.insert(p == c.output ? "-0 seed at output" : c.graph.isInput(p) ? "-0 seed at input" : "-0 seed at intermediate");
+      tags.insert("-0 seed at " + kind);
       tags.insert(p + 1 < c.graph.positionCount() ? "-0 seed under pending +0" : "-0 seed at last position");
     }
-    if (any(c.seeds[c.output], [&](const T& v) { return v == 0 && !isNegativeZero(v); })) tags.insert("+0 seed at output");
   }
 }
 
@@ -134,6 +138,7 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
     floors.push_back({"-0 seed at last position", 0.05});
     floors.push_back({"-0 seed under pending +0", 0.04});
     for (const char* name : {"-0 seed at input", "-0 seed at intermediate"}) floors.push_back({name, 0.01});
+    for (const char* name : {"+0 seed at input", "+0 seed at intermediate"}) floors.push_back({name, 0.02});
     std::set<std::string> families;
     for (OpKind kind : ops::opsSupportedBy<T>())
       if (allowed(kind)) families.insert(std::string(ops::family(kind)));
