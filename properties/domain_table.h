@@ -13,6 +13,7 @@
 
 #include "core/carriers/carrier.h"
 #include "core/tensor/tensor.h"
+#include "properties/op_table.h"
 
 namespace tc::props::domains {
 
@@ -32,13 +33,13 @@ namespace detail {
 
 template <class T>
 bool nonzero(const T& x) {
-  return !(x == Carrier<T>::fromInt(0));
+  return !(x == zero<T>());
 }
 
 // NaN compares false with everything, so it is outside. (Unordered carriers have no log.)
 template <class T>
 bool positive(const T& x) {
-  if constexpr (Carrier<T>::caps.ordered) return x > Carrier<T>::fromInt(0);
+  if constexpr (Carrier<T>::caps.ordered) return x > zero<T>();
   else return true;
 }
 
@@ -67,7 +68,7 @@ std::optional<std::size_t> firstOutside(const Row<T>& row, const Tensor<T>& valu
 //! IEEE carriers −0, NaN, ±inf and the smallest subnormal) and just inside them (±1).
 template <class T>
 std::vector<T> boundaryValues() {
-  std::vector<T> values{Carrier<T>::fromInt(0), Carrier<T>::fromInt(1), Carrier<T>::fromInt(-1)};
+  std::vector<T> values{zero<T>(), one<T>(), -one<T>()};
   if constexpr (std::numeric_limits<T>::has_quiet_NaN)
     values.insert(values.end(), {-T(0), std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                                  -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::denorm_min()});
@@ -77,9 +78,7 @@ std::vector<T> boundaryValues() {
 //! The row of op `name`, or nullptr (a total op).
 template <class T>
 const Row<T>* rowOf(std::string_view name) {
-  for (const Row<T>& row : kTable<T>)
-    if (row.op == name) return &row;
-  return nullptr;
+  return rowNamed(kTable<T>, name);
 }
 
 }  // namespace tc::props::domains

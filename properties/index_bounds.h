@@ -9,6 +9,7 @@
 // a gather0 of its first position with an axis, reading a new list, is appended and the same
 // checks run on it (reading position 0 reshaped to [1] when every position is a scalar); a case
 // without positions is skipped.
+#include <algorithm>
 #include <string>
 
 #include "core/io/case_file.h"
@@ -39,11 +40,11 @@ std::optional<std::size_t> firstOutOfRange(const Graph<T>& graph, const std::vec
 //! Empty when the case with `key`'s first entry set to `entry` loads or is refused as the bounds
 //! say; else what went wrong.
 template <class T>
-std::string entryDisagreement(const Case<T>& c, const std::string& key, std::size_t entry) {
+std::string entryDisagreement(const Case<T>& c, const std::string& key, const std::vector<std::size_t>& readers,
+                              std::size_t entry) {
   nlohmann::json doc = caseToJson(c);
   doc["data"][key]["indices"][0] = entry;
   auto loaded = parseCase<T>(doc.dump());
-  const std::vector<std::size_t> readers = readersOf(c.graph, key);
   const auto refusedAt = firstOutOfRange(c.graph, readers, entry);
   const std::string what = fmt::format("with entry 0 of index list '{}' set to {}", key, entry);
   if (!refusedAt) {
@@ -83,13 +84,13 @@ std::optional<std::pair<Case<T>, std::string>> withIndexReader(const Case<T>& c)
   return std::pair{std::move(*loaded), key};
 }
 
-//! The first disagreement over every entry checked for index list `key` of `c`, or empty.
+//! The first disagreement over every entry checked for index list `key` of `c`, read by
+//! `readers` (not empty), or empty.
 template <class T>
-std::string listDisagreement(const Case<T>& c, const std::string& key) {
-  const auto readers = readersOf(c.graph, key);
+std::string listDisagreement(const Case<T>& c, const std::string& key, const std::vector<std::size_t>& readers) {
   const std::size_t rows = c.graph.shapeAt(c.graph.nodeAt(readers.front()).args[0])[0];
   for (std::size_t entry : {std::size_t{0}, rows - 1, rows})
-    if (std::string disagreement = entryDisagreement(c, key, entry); !disagreement.empty()) return disagreement;
+    if (std::string disagreement = entryDisagreement(c, key, readers, entry); !disagreement.empty()) return disagreement;
   return {};
 }
 
@@ -100,22 +101,23 @@ Verdict index_bounds(const Case<T>& c) {
   // A case whose own entries are out of range loaded only through a broken loader; its values
   // cannot be evaluated (a gather would read past the end), so it is neither a counterexample
   // nor, while shrinking, a smaller one. Its variants are what show the loader broken.
-  for (const auto& [key, entries] : c.graph.schema.indices)
-    for (std::size_t j = 0; j < entries.size(); ++j)
-      if (auto p = indices::firstOutOfRange(c.graph, indices::readersOf(c.graph, key), entries[j]))
-        return Verdict::skip("an index list entry out of range (loaded by a broken loader)");
-  bool checked = false;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> read;  // the lists some node reads, with their readers
   for (const auto& [key, entries] : c.graph.schema.indices) {
-    const auto readers = indices::readersOf(c.graph, key);
+    auto readers = indices::readersOf(c.graph, key);
     if (readers.empty() || entries.empty()) continue;
-    checked = true;
-    if (std::string disagreement = indices::listDisagreement(c, key); !disagreement.empty())
-      return Verdict::fail(disagreement, {readers.front()});
+    if (indices::firstOutOfRange(c.graph, readers, *std::max_element(entries.begin(), entries.end())))
+      return Verdict::skip("an index list entry out of range (loaded by a broken loader)");
+    read.emplace_back(key, std::move(readers));
   }
-  if (checked) return Verdict::pass();
+  for (const auto& [key, readers] : read)
+    if (std::string disagreement = indices::listDisagreement(c, key, readers); !disagreement.empty())
+      return Verdict::fail(disagreement, {readers.front()});
+  if (!read.empty()) return Verdict::pass();
   auto extended = indices::withIndexReader(c);
   if (!extended) return Verdict::skip("no positions");
-  if (std::string disagreement = indices::listDisagreement(extended->first, extended->second); !disagreement.empty())
+  const auto& [appended, key] = *extended;
+  if (std::string disagreement = indices::listDisagreement(appended, key, indices::readersOf(appended.graph, key));
+      !disagreement.empty())
     return Verdict::fail("with a gather0 appended: " + disagreement);
   return Verdict::pass();
 }

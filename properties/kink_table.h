@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/carriers/carrier.h"
+#include "properties/op_table.h"
 
 namespace tc::props::kinks {
 
@@ -51,19 +52,15 @@ struct Row {
 
 namespace detail {
 
+// NaN by its definition, not by the ops' isNan: the table shares nothing with core/ops.
 template <class T>
 bool notANumber(const T& x) {
   return !(x == x);
 }
 
 template <class T>
-T nothing() {
-  return Carrier<T>::fromInt(0);
-}
-
-template <class T>
 std::array<T, 2> relu(const Element<T>& e, const Choices& choices) {
-  const T zero = nothing<T>();
+  const T zero = tc::zero<T>();
   if (notANumber(e.a)) return {choices.nanPropagates ? e.ct : zero, zero};
   if (e.a > zero) return {e.ct, zero};
   if (e.a < zero) return {zero, zero};
@@ -72,7 +69,7 @@ std::array<T, 2> relu(const Element<T>& e, const Choices& choices) {
 
 template <class T>
 std::array<T, 2> abs(const Element<T>& e, const Choices& choices) {
-  const T zero = nothing<T>();
+  const T zero = tc::zero<T>();
   if (e.a > zero) return {e.ct, zero};
   if (e.a < zero) return {-e.ct, zero};
   if (choices.kink == "sign") return {e.ct * zero, zero};  // sgn(0) = sgn(NaN) = 0
@@ -82,7 +79,7 @@ std::array<T, 2> abs(const Element<T>& e, const Choices& choices) {
 
 template <class T>
 std::array<T, 2> clamp(const Element<T>& e, const Choices& choices) {
-  const T zero = nothing<T>();
+  const T zero = tc::zero<T>();
   const T& lo = *e.lo;
   const T& hi = *e.hi;
   if (lo < e.a && e.a < hi) return {e.ct, zero};
@@ -94,7 +91,7 @@ std::array<T, 2> clamp(const Element<T>& e, const Choices& choices) {
 // an unordered pair is a tie unless NaN propagates, when both get ct.
 template <class T, bool larger>
 std::array<T, 2> select(const Element<T>& e, const Choices& choices) {
-  const T zero = nothing<T>();
+  const T zero = tc::zero<T>();
   const bool aWins = larger ? e.a > e.b : e.a < e.b;
   const bool bWins = larger ? e.b > e.a : e.b < e.a;
   if (aWins) return {e.ct, zero};
@@ -108,7 +105,7 @@ std::array<T, 2> select(const Element<T>& e, const Choices& choices) {
 
 template <class T>
 bool atZero(const Element<T>& e) {
-  return e.a == nothing<T>();
+  return e.a == zero<T>();
 }
 
 template <class T>
@@ -136,9 +133,7 @@ inline const std::array<Row<T>, 5> kTable{{
 //! The row of op `name`, or nullptr.
 template <class T>
 const Row<T>* rowOf(std::string_view name) {
-  for (const Row<T>& row : kTable<T>)
-    if (row.op == name) return &row;
-  return nullptr;
+  return rowNamed(kTable<T>, name);
 }
 
 }  // namespace tc::props::kinks

@@ -136,10 +136,10 @@ const char* kGather = R"({"tapecheck": 1, "inputs": [{"shape": [3, 2]}, {"shape"
 
 TEST(IndexBounds, EntriesLoadUpToTheSmallestReadersRowsAndAreRefusedNamingIt) {
   const Case<double> c = parseCase<double>(kGather).value();
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", 0), "");
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", 1), "");
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", 2), "") << "out of range for node 3 (2 rows), not node 2";
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", 3), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 0), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 1), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 2), "") << "out of range for node 3 (2 rows), not node 2";
+  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 3), "");
   EXPECT_EQ(props::indices::firstOutOfRange(c.graph, props::indices::readersOf(c.graph, "g0"), 2), 3u);
   EXPECT_EQ(props::indices::firstOutOfRange(c.graph, props::indices::readersOf(c.graph, "g0"), 3), 2u);
   EXPECT_TRUE(props::checkDocument(property("index_bounds"), builtinEngine<double>("compiled"),
@@ -153,7 +153,7 @@ TEST(IndexBounds, ACaseWithoutIndexListsGetsAGatherAppended) {
   EXPECT_EQ(extended->second, "rows");
   EXPECT_EQ(extended->first.graph.positionCount(), 4u);
   EXPECT_EQ(props::indices::readersOf(extended->first.graph, "rows"), std::vector<std::size_t>{3});
-  EXPECT_EQ(props::indices::listDisagreement(extended->first, "rows"), "");
+  EXPECT_EQ(props::indices::listDisagreement(extended->first, "rows", props::indices::readersOf(extended->first.graph, "rows")), "");
   props::Verdict verdict = props::checkDocument(property("index_bounds"), builtinEngine<double>("compiled"), kLogOfNan);
   EXPECT_TRUE(verdict.holds && verdict.skipped.empty()) << verdict.why << verdict.skipped;
   props::Verdict scalar = props::checkDocument(property("index_bounds"), builtinEngine<double>("compiled"),
