@@ -72,7 +72,7 @@ class EngineSource {
   std::unique_ptr<process::EngineProcess> process_;
   std::tuple<std::unique_ptr<process::ProcessEngine<Rational>>, std::unique_ptr<process::ProcessEngine<RationalNoEq>>,
              std::unique_ptr<process::ProcessEngine<ModP>>, std::unique_ptr<process::ProcessEngine<double>>,
-             std::unique_ptr<process::ProcessEngine<float>>>
+             std::unique_ptr<process::ProcessEngine<float>>, std::unique_ptr<process::ProcessEngine<Interval>>>
       engines_;
 };
 

@@ -40,6 +40,7 @@ class CaseWriter {
     builder_.emplace(std::move(*builder));
     std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
     for (std::size_t k = 0; k < nodes; ++k) addNode();
+    makeDomainsReachable();
     if (!options_.avoidKinks) placeAtKinks();
     placeAtDomainBoundaries();
     json doc = json::object();
@@ -153,6 +154,7 @@ class CaseWriter {
   bool tryAdd(OpKind kind) {
     std::optional<Choice> choice = chooseArguments(ops::signature(kind));
     if (!choice) return false;
+    if (auto argument = ops::domainArgument(kind)) preferInputAt(*choice, *argument);
     std::vector<int> degrees;
     for (std::size_t a : choice->args) degrees.push_back(degree_[a]);
     int degree = ops::degree(kind, degrees);
@@ -163,6 +165,19 @@ class CaseWriter {
     if (!attrs.empty()) node["attrs"] = std::move(attrs);
     push(std::move(node), degree);
     return true;
+  }
+
+  // Half the time, an input of the same shape in place of a constrained argument that a node
+  // computes: makeDomainsReachable can put an input's values inside the domain, not a node's.
+  void preferInputAt(Choice& choice, std::size_t argument) {
+    std::size_t& x = choice.args[argument];
+    if (x < inputShapes_.size() || !pick_.percent(50)) return;
+    std::vector<std::size_t> same;
+    for (std::size_t i = 0; i < inputShapes_.size(); ++i)
+      if (inputShapes_[i] == shapeAt(x)) same.push_back(i);
+    if (same.empty()) return;
+    if (choice.subject == x) choice.subject = same[pick_.below(same.size())], x = *choice.subject;
+    else x = same[pick_.below(same.size())];
   }
 
   // The recipes: arguments that meet each signature's shape contract (nullopt: none here now).
@@ -219,6 +234,28 @@ class CaseWriter {
       }
     }
     return std::nullopt;
+  }
+
+  // Makes every element of three quarters of the constrained input arguments of ops with a domain
+  // check (ops::domainArgument) positive: its magnitude, 2 for 0. A node is refused unless its
+  // argument lies wholly inside the domain (log, and sqrt on intervals, need every element
+  // positive), which mixed-sign draws of several elements seldom do: without this such nodes would
+  // nearly always be refused, and their terms seldom compared. placeAtDomainBoundaries then puts
+  // some of them back at a boundary.
+  void makeDomainsReachable() {
+    const std::size_t inputs = inputShapes_.size();
+    for (const json& node : nodes_) {
+      auto kind = opByName(node["op"].get<std::string>());
+      auto argument = kind ? ops::domainArgument(*kind) : std::nullopt;
+      if (!argument || !pick_.percent(75)) continue;
+      const std::size_t x = node["args"][*argument];
+      if (x >= inputs) continue;
+      for (json& value : values_[x]) {
+        std::string text = value.get<std::string>();
+        if (text.starts_with('-')) text.erase(0, 1);
+        value = text == "0" ? "2" : text;
+      }
+    }
   }
 
   // Puts an element of half the kinked nodes' input arguments at a kink (ops::kinkPlace): drawn

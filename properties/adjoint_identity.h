@@ -56,7 +56,7 @@ template <class T>
 void explainInput(const Case<T>& c, const Pack<T>& direction, const Pack<T>& gradients, std::size_t i,
                   std::string_view engine, Verdict& verdict, std::vector<std::string>& details) {
   auto [forward, reverse] = sidesAtInput(c, direction, gradients, i);
-  const bool holds = Carrier<T>::same(forward, reverse);
+  const bool holds = agree(forward, reverse);
   const std::string gradientLabel = fmt::format("Jᵀ·seed ({})", engine);
   verdict.notes[i].push_back(noteLine("v", textColumns(gradientLabel), abbreviatedValues(direction[i])));
   verdict.notes[i].push_back(noteLine(gradientLabel, textColumns(gradientLabel),
@@ -108,7 +108,7 @@ Verdict adjoint_identity(const EngineUnderTest<T>& subject, const Case<T>& c) {
                            {i});
   T forward = innerProduct(c.seeds, tangents, c.graph.positionCount());
   T reverse = innerProduct(*gradients, direction, c.graph.inputs.size());
-  if (Carrier<T>::same(forward, reverse)) return Verdict::pass();
+  if (agree(forward, reverse)) return Verdict::pass();
   return adjointFailure(subject, c, direction, tangents, *gradients, forward, reverse);
 }
 

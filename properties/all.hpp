@@ -56,15 +56,15 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>},
       {"domain_errors", Scope::engine, &domain_errors<T>},
       {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>}};
-  if constexpr (Carrier<T>::caps.ordered) all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
+  if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
+    all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
   if constexpr (std::is_same_v<T, Rational> || std::is_floating_point_v<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
-  if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP>)
-  {
+  if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP> || Carrier<T>::caps.enclosure) {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});
     all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>});
   }
-  if constexpr (Carrier<T>::caps.exact) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
+  if constexpr (Carrier<T>::caps.exact && !Carrier<T>::caps.enclosure) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   return all;

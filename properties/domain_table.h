@@ -31,27 +31,31 @@ struct Row {
 
 namespace detail {
 
+// On intervals, "x ≠ 0" and "x > 0" hold of every point: an interval holding 0 is outside.
 template <class T>
 bool nonzero(const T& x) {
-  return !(x == zero<T>());
+  return certainlyNonzero(x);
 }
 
 // NaN compares false with everything, so it is outside. (Unordered carriers have no log.)
 template <class T>
 bool positive(const T& x) {
-  if constexpr (Carrier<T>::caps.ordered) return x > zero<T>();
+  if constexpr (Carrier<T>::caps.ordered) return certainlyPositive(x);
   else return true;
 }
 
 }  // namespace detail
 
-//! The table. div and inv divide by their argument's values, which exact carriers refuse at 0
-//! (IEEE carriers give ±inf or NaN); log needs positive values (it exists on IEEE carriers only).
+//! The table. div and inv divide by their argument's values, which exact carriers (rational,
+//! modp, interval) refuse at 0 (IEEE carriers give ±inf or NaN); log needs positive values on
+//! every carrier it exists on (IEEE, interval); sqrt needs them on the interval carrier (its
+//! term divides by sqrt x; IEEE carriers give NaN and inf).
 template <class T>
-inline const std::array<Row<T>, 3> kTable{{
+inline const std::array<Row<T>, 4> kTable{{
     {"div", 1, "b ≠ 0", true, &detail::nonzero<T>},
     {"inv", 0, "x ≠ 0", true, &detail::nonzero<T>},
     {"log", 0, "x > 0 (not NaN)", false, &detail::positive<T>},
+    {"sqrt", 0, "x > 0", true, &detail::positive<T>},
 }};
 
 //! The first element of `values` outside `row`'s domain on carrier T, or nullopt (also when the
@@ -65,10 +69,13 @@ std::optional<std::size_t> firstOutside(const Row<T>& row, const Tensor<T>& valu
 }
 
 //! The values an argument is probed at, one at a time, on carrier T: where domains end (0, and on
-//! IEEE carriers −0, NaN, ±inf and the smallest subnormal) and just inside them (±1).
+//! IEEE carriers −0, NaN, ±inf and the smallest subnormal; on intervals [−1, 1] and [0, 1], which
+//! hold 0 among other points) and just inside them (±1).
 template <class T>
 std::vector<T> boundaryValues() {
   std::vector<T> values{zero<T>(), one<T>(), -one<T>()};
+  if constexpr (Carrier<T>::caps.enclosure)
+    values.insert(values.end(), {Carrier<T>::parse("[-1, 1]").value(), Carrier<T>::parse("[0, 1]").value()});
   if constexpr (std::numeric_limits<T>::has_quiet_NaN)
     values.insert(values.end(), {-T(0), std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
                                  -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::denorm_min()});

@@ -86,7 +86,8 @@ BLOCKS = [
     Block("run-seed1", [Step("./build/tapecheck run --cases 100 --seed 1", keep=[
         r"^tapecheck run:", r"^$", r"^property ", r"^(ofGraph_toTape|lowerChecked_toTape) +rational ",
         r"^(domain_errors|kink_conventions|adjoint_identity|node_adjoint_identity|linearity) +rational ",
-        r"^coverage:", r"^category", r"^op (add|matmul) ", r"^fan-out", r"^domain failure", r"^kink relu ",
+        r"^(adjoint_identity|node_adjoint_identity) +interval ",
+        r"^coverage:", r"^category", r"^op (add|matmul|tanh) ", r"^fan-out", r"^domain failure", r"^kink relu ",
         r"^-0 seed under pending", r"^NaN into opaque ", r"properties x carriers"])]),
     Block("failure-matmul", [
         Step("TAPECHECK_MUTANT=4 ./build-mutants/tapecheck run --property node_adjoint_identity --carrier rational "

@@ -9,5 +9,6 @@ template class ProcessEngine<RationalNoEq>;
 template class ProcessEngine<ModP>;
 template class ProcessEngine<double>;
 template class ProcessEngine<float>;
+template class ProcessEngine<Interval>;
 
 }  // namespace tc::process

@@ -96,7 +96,7 @@ int serve(const std::string& engineName, int in, std::FILE* out) {
   profile.name = engineName;
   ServedEngines engines{&builtinEngine<Rational>(engineName), &builtinEngine<RationalNoEq>(engineName),
                         &builtinEngine<ModP>(engineName), &builtinEngine<double>(engineName),
-                        &builtinEngine<float>(engineName)};
+                        &builtinEngine<float>(engineName), &builtinEngine<Interval>(engineName)};
   return serve(profile, "bits", engines, in, out);
 }
 

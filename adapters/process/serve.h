@@ -20,6 +20,7 @@ struct ServedEngines {
   const Engine<ModP>* modp = nullptr;
   const Engine<double>* ieeeDouble = nullptr;
   const Engine<float>* ieeeFloat = nullptr;
+  const Engine<Interval>* interval = nullptr;
 
   //! The engine of carrier T, as a slot to read or set.
   template <class T>
@@ -28,6 +29,7 @@ struct ServedEngines {
     else if constexpr (std::is_same_v<T, RationalNoEq>) return rationalNoEq;
     else if constexpr (std::is_same_v<T, ModP>) return modp;
     else if constexpr (std::is_same_v<T, double>) return ieeeDouble;
+    else if constexpr (std::is_same_v<T, Interval>) return interval;
     else return ieeeFloat;
   }
   template <class T>

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -72,6 +74,12 @@ Result<ModP> Carrier<ModP>::fromLiteral(const Literal& literal) {
   ModP denominator = reduce(boost::multiprecision::denominator(*value));
   if (denominator == ModP()) return fail("denominator is divisible by 2^61-1");
   return reduce(boost::multiprecision::numerator(*value)) / denominator;
+}
+
+Result<Interval> Carrier<Interval>::fromLiteral(const Literal& literal) {
+  auto value = exactValue(literal, name);
+  if (!value) return std::unexpected(value.error());
+  return encloseInRange(*value, *value, formatRational(*value));
 }
 
 std::string Carrier<ModP>::display(const ModP& x) {

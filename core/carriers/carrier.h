@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/carriers/interval.h"
 #include "core/carriers/literal.h"
 #include "core/carriers/modp.h"
 #include "core/carriers/rational.h"
@@ -31,6 +32,9 @@ struct Capabilities {
   bool storageEquality = false;
   //! Exact arithmetic: division by zero is a domain error rather than inf/NaN.
   bool exact = false;
+  //! Values are enclosures of real numbers (intervals): two computations of one real quantity
+  //! agree when their enclosures overlap, not when they are equal.
+  bool enclosure = false;
 };
 
 //! The level of arithmetic an op needs from its carrier.
@@ -108,6 +112,35 @@ struct Carrier<ModP> {
   static ModP detach(const ModP& x) { return x; }
 };
 
+template <>
+struct Carrier<Interval> {
+  static constexpr std::string_view name = "interval";
+  static constexpr Capabilities caps{true, true, true, true, true, true, true};
+  static Interval fromInt(std::int64_t n) { return Interval(Mpfi(static_cast<long>(n))); }
+  //! A finite literal's exact value, enclosed (a point when the endpoints can hold it).
+  static Result<Interval> fromLiteral(const Literal& literal);
+  //! Reads "[lo, hi]" or a single finite literal.
+  static Result<Interval> parse(std::string_view text) { return parseInterval(text); }
+  static std::string format(const Interval& x) { return formatInterval(x); }
+  static std::string display(const Interval& x) { return displayInterval(x); }
+  static bool same(const Interval& a, const Interval& b) { return a == b; }
+  //! Two enclosures of one real number overlap.
+  static bool agree(const Interval& a, const Interval& b) { return overlap(a, b); }
+  static Interval detach(const Interval& x) { return x; }
+  static Interval exp(const Interval& x) { return Interval(boost::multiprecision::exp(x.v)); }
+  static Interval log(const Interval& x) { return Interval(boost::multiprecision::log(x.v)); }
+  static Interval log1p(const Interval& x) { return Interval(boost::multiprecision::log1p(x.v)); }
+  static Interval sqrt(const Interval& x) { return Interval(boost::multiprecision::sqrt(x.v)); }
+  static Interval tanh(const Interval& x) { return Interval(boost::multiprecision::tanh(x.v)); }
+  static Interval sin(const Interval& x) { return Interval(boost::multiprecision::sin(x.v)); }
+  static Interval cos(const Interval& x) { return Interval(boost::multiprecision::cos(x.v)); }
+  static Interval abs(const Interval& x) { return Interval(boost::multiprecision::abs(x.v)); }
+  static bool certainlyNonzero(const Interval& x) { return !containsZero(x); }
+  static bool certainlyPositive(const Interval& x) { return tc::certainlyPositive(x); }
+  static bool withinRange(const Interval& x) { return tc::withinRange(x); }
+  static long exponentMagnitude(const Interval& x) { return tc::exponentMagnitude(x); }
+};
+
 //! Shared traits of the IEEE carriers: compared by bit pattern, any two NaNs equal.
 template <class F>
 struct IeeeCarrier {
@@ -171,6 +204,28 @@ T one() {
   return Carrier<T>::fromInt(1);
 }
 
+//! Whether two computed values of one quantity agree: overlapping enclosures on the interval
+//! carrier, the same stored value on the others.
+template <class T>
+bool agree(const T& a, const T& b) {
+  if constexpr (requires { Carrier<T>::agree(a, b); }) return Carrier<T>::agree(a, b);
+  else return Carrier<T>::same(a, b);
+}
+
+//! x ≠ 0 for certain: on intervals, 0 lies outside x.
+template <class T>
+bool certainlyNonzero(const T& x) {
+  if constexpr (requires { Carrier<T>::certainlyNonzero(x); }) return Carrier<T>::certainlyNonzero(x);
+  else return !(x == zero<T>());
+}
+
+//! x > 0 for certain (never for NaN): on intervals, every point of x. Ordered carriers only.
+template <class T>
+bool certainlyPositive(const T& x) {
+  if constexpr (requires { Carrier<T>::certainlyPositive(x); }) return Carrier<T>::certainlyPositive(x);
+  else return x > zero<T>();
+}
+
 //! The IEEE value of a plain decimal (`-1.25`, `3e-2`) or hex float (`0x1.8p+1`), correctly
 //! rounded by std::from_chars, or nullopt for anything else (specials, fractions, out-of-range
 //! exponents), which the exact path reads. The same value the exact path gives, much faster.
@@ -198,6 +253,7 @@ std::optional<F> parseIeeeFast(std::string_view text) {
 //! Reads a value written in a file for carrier T.
 template <class T>
 Result<T> parseValue(std::string_view text) {
+  if constexpr (requires { Carrier<T>::parse(text); }) return Carrier<T>::parse(text);
   if constexpr (std::is_floating_point_v<T>)
     if (auto fast = parseIeeeFast<T>(text)) return *fast;
   auto literal = parseLiteral(text);

@@ -11,7 +11,7 @@
 namespace tc {
 
 //! Carrier names accepted by `--carrier`.
-inline const std::vector<std::string> kCarrierNames = {"rational", "modp", "double", "float", "rational-noeq"};
+inline const std::vector<std::string> kCarrierNames = {"rational", "modp", "double", "float", "rational-noeq", "interval"};
 
 //! Calls `f.template operator()<T>()` with the carrier named `name`. Callers validate names
 //! first: a name outside kCarrierNames is a broken invariant.
@@ -22,6 +22,7 @@ int withCarrier(std::string_view name, F&& f) {
   if (name == "double") return f.template operator()<double>();
   if (name == "float") return f.template operator()<float>();
   if (name == "rational-noeq") return f.template operator()<RationalNoEq>();
+  if (name == "interval") return f.template operator()<Interval>();
   assert(false && "withCarrier: unknown carrier name");
   std::abort();
 }

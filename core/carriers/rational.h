@@ -3,6 +3,8 @@
 // dangling expressions.
 #include <boost/multiprecision/gmp.hpp>
 
+#include "core/carriers/wrapped_arithmetic.h"
+
 namespace tc {
 
 //! An exact rational number; the carrier with storage equality that properties compare with `==`.
@@ -20,17 +22,12 @@ inline Rational makeRational(const Integer& n, const Integer& d) {
 
 //! An exact rational whose carrier declares no storage equality, so that the dense fallback
 //! paths run while results still compare exactly.
-struct RationalNoEq {
+struct RationalNoEq : WrappedArithmetic<RationalNoEq> {
   Rational v;
 
   RationalNoEq() = default;
   explicit RationalNoEq(Rational value) : v(std::move(value)) {}
 
-  friend RationalNoEq operator+(const RationalNoEq& a, const RationalNoEq& b) { return RationalNoEq(a.v + b.v); }
-  friend RationalNoEq operator-(const RationalNoEq& a, const RationalNoEq& b) { return RationalNoEq(a.v - b.v); }
-  friend RationalNoEq operator*(const RationalNoEq& a, const RationalNoEq& b) { return RationalNoEq(a.v * b.v); }
-  friend RationalNoEq operator/(const RationalNoEq& a, const RationalNoEq& b) { return RationalNoEq(a.v / b.v); }
-  friend RationalNoEq operator-(const RationalNoEq& a) { return RationalNoEq(-a.v); }
   friend bool operator==(const RationalNoEq& a, const RationalNoEq& b) { return a.v == b.v; }
   friend bool operator<(const RationalNoEq& a, const RationalNoEq& b) { return a.v < b.v; }
   friend bool operator>(const RationalNoEq& a, const RationalNoEq& b) { return a.v > b.v; }

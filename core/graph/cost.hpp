@@ -71,6 +71,23 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     for (const Node<T>& node : graph.nodes)
       leafBits = std::max(leafBits, static_cast<double>(largestAttributeBits(node.op, node.attrs)));
   }
+  // On the interval carrier the same bound on magnitudes: a node's binary exponent is at most its
+  // degree times the leaves' largest (a product's exponent is at most the sum of its factors').
+  double leafExponent = 64;
+  if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+    auto largest = [&](const Tensor<T>& t) {
+      for (const T& x : t.values) leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
+    };
+    if (inputs) {
+      leafExponent = 1;
+      for (const Tensor<T>& t : *inputs) largest(t);
+    }
+    for (const auto& [name, t] : data) largest(t);
+    for (const Node<T>& node : graph.nodes)
+      ops::forEachAttributeValue(node.op, node.attrs, [&](const T& x) {
+        leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
+      });
+  }
   std::vector<int> degrees(graph.positionCount(), 1);
   double work = 0, memory = 0;
   double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
@@ -93,6 +110,11 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         bits = degrees[p] * leafBits;
         if (bits > static_cast<double>(kMaxExactBits))
           return BudgetExcess{Limit::bits, p, bits, static_cast<double>(kMaxExactBits)};
+      }
+      if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+        const double exponent = degrees[p] * leafExponent;
+        if (exponent > static_cast<double>(kMaxIntervalExponent))
+          return BudgetExcess{Limit::bits, p, exponent, static_cast<double>(kMaxIntervalExponent)};
       }
       const ShapeCall<T> call{node.attrs, {argShapes.data(), argShapes.size()}, graph.schema};
       const double operations = ops::work(node.op, call, node.shape);
@@ -133,6 +155,10 @@ std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
       return fmt::format("{}: the estimated memory reaches {:.0f} MiB here, over the budget of {:.0f} MiB", where,
                          excess.estimate / (1024.0 * 1024), excess.allowed / (1024.0 * 1024));
     case BudgetExcess::Limit::bits:
+      if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); })
+        return fmt::format("{}: its values may reach about 2^±{:.0f}, past the exact carriers' ceiling on interval "
+                           "endpoints of 2^±{:.0f}",
+                           where, excess.estimate, excess.allowed);
       return fmt::format("{}: its values may need about {:.0f} bits, more than the exact carriers' ceiling of {:.0f} bits",
                          where, excess.estimate, excess.allowed);
   }

@@ -116,12 +116,18 @@ DomainError outgrowsCeiling(const Node<T>& node, const ArgValues<T>& args) {
   return std::nullopt;
 }
 
-// The same ceiling on the values a node made (sums of fractions grow past their degree rule).
+// The same ceiling on the values a node made (sums of fractions grow past their degree rule),
+// and on the interval carrier the range of its endpoints' exponents.
 template <class T>
 DomainError outgrewCeiling(const Tensor<T>& out) {
   if constexpr (GrowingCarrier<T>) {
     if (std::size_t bits = largestBits(out); bits > kMaxExactBits)
       return fmt::format("a value needs {} bits, more than the exact carriers' ceiling of {} bits", bits, kMaxExactBits);
+  }
+  if constexpr (requires(const T& x) { Carrier<T>::withinRange(x); }) {
+    for (const T& x : out.values)
+      if (!Carrier<T>::withinRange(x))
+        return fmt::format("a value passes 2^±{}, the exact carriers' ceiling on interval endpoints", kMaxIntervalExponent);
   }
   return std::nullopt;
 }

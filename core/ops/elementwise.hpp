@@ -101,10 +101,11 @@ bool isNan(const T& x) {
   else return false;
 }
 
+//! Whether some element of x may be 0 (on intervals: contains it).
 template <class T>
 bool anyZero(const Tensor<T>& x) {
   for (const T& v : x.values)
-    if (v == zero<T>()) return true;
+    if (!certainlyNonzero(v)) return true;
   return false;
 }
 
@@ -398,15 +399,15 @@ struct Clamp : UnaryBase {
   static void smoothAt(std::size_t i, const KinkDirections<T>& d) { d.arg(0)[i] = zero<T>(); }
 };
 
-// Transcendental ops exist only on IEEE carriers; `C` below is Carrier<T>.
+// Transcendental ops exist on the IEEE and interval carriers.
 struct Exp : PointwiseUnary<Exp> {
   static constexpr std::string_view label = "exp";
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::exp(x); }
   template <class T>
-  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, y, [](const T& g, const T& e) { return g * e; })});
+  static void terms(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, TC_MUTANT(45) ? c.arg(0) : y, [](const T& g, const T& e) { return g * e; })});
   }
 };
 
@@ -417,26 +418,36 @@ struct Log : PointwiseUnary<Log> {
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     for (const T& x : c.arg(0).values)
-      if (TC_MUTANT(40) ? x <= zero<T>() : !(x > zero<T>())) return "input contains values <= 0 or NaN";
+      if (TC_MUTANT(40) ? x <= zero<T>() : !certainlyPositive(x)) return "input contains values <= 0 or NaN";
     return std::nullopt;
   }
   template <class T>
   static T apply(const T& x) { return Carrier<T>::log(x); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g / x; })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return TC_MUTANT(46) ? g * x : g / x; })});
   }
 };
 
 struct Sqrt : PointwiseUnary<Sqrt> {
   static constexpr std::string_view label = "sqrt";
   static constexpr Requirement needs = Requirement::transcendental;
+  static constexpr std::size_t domainArgument = 0;
+  //! Exact carriers (intervals) refuse x <= 0: the term 1/(2·sqrt x) is undefined at 0. IEEE
+  //! carriers give NaN below 0 and inf at 0.
+  template <class T>
+  static DomainError validate(const OpCall<T>& c) {
+    if constexpr (Carrier<T>::caps.exact)
+      for (const T& x : c.arg(0).values)
+        if (!certainlyPositive(x)) return "input contains values <= 0";
+    return std::nullopt;
+  }
   template <class T>
   static T apply(const T& x) { return Carrier<T>::sqrt(x); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);
-    out.push_back({0, zip(ct, y, [&](const T& g, const T& r) { return g / (two * r); })});
+    out.push_back({0, zip(ct, y, [&](const T& g, const T& r) { return TC_MUTANT(47) ? g / r : g / (two * r); })});
   }
 };
 
@@ -447,7 +458,7 @@ struct Tanh : PointwiseUnary<Tanh> {
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - t * t); })});
+    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - (TC_MUTANT(48) ? t : t * t)); })});
   }
 };
 
@@ -458,7 +469,7 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
   static T apply(const T& x) { return one<T>() / (one<T>() + Carrier<T>::exp(-x)); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (s * (one<T>() - s)); })});
+    out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(49) ? s : s * (one<T>() - s)); })});
   }
 };
 
@@ -472,7 +483,7 @@ struct Softplus : PointwiseUnary<Softplus> {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Sigmoid::apply(x); })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Sigmoid::apply(TC_MUTANT(50) ? -x : x); })});
   }
 };
 
@@ -483,7 +494,9 @@ struct Sin : PointwiseUnary<Sin> {
   static T apply(const T& x) { return Carrier<T>::sin(x); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Carrier<T>::cos(x); })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
+                     return g * (TC_MUTANT(51) ? Carrier<T>::sin(x) : Carrier<T>::cos(x));
+                   })});
   }
 };
 
@@ -494,7 +507,9 @@ struct Cos : PointwiseUnary<Cos> {
   static T apply(const T& x) { return Carrier<T>::cos(x); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return -(g * Carrier<T>::sin(x)); })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
+                     return TC_MUTANT(52) ? g * Carrier<T>::sin(x) : -(g * Carrier<T>::sin(x));
+                   })});
   }
 };
 

@@ -338,7 +338,7 @@ struct SoftmaxLast : UnaryBase {
     SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
       T inner = zero<T>();
       for (std::size_t i = 0; i < n; ++i) inner = inner + ct[start + i] * y[start + i];
-      for (std::size_t i = 0; i < n; ++i) g[start + i] = y[start + i] * (ct[start + i] - inner);
+      for (std::size_t i = 0; i < n; ++i) g[start + i] = y[start + i] * (TC_MUTANT(53) ? ct[start + i] : ct[start + i] - inner);
     });
     out.push_back({0, std::move(g)});
   }
@@ -369,7 +369,8 @@ struct LogSoftmaxLast : UnaryBase {
     SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
       T total = zero<T>();
       for (std::size_t i = 0; i < n; ++i) total = total + ct[start + i];
-      for (std::size_t i = 0; i < n; ++i) g[start + i] = ct[start + i] - Carrier<T>::exp(y[start + i]) * total;
+      for (std::size_t i = 0; i < n; ++i)
+        g[start + i] = ct[start + i] - (TC_MUTANT(54) ? y[start + i] : Carrier<T>::exp(y[start + i])) * total;
     });
     out.push_back({0, std::move(g)});
   }

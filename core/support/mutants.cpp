@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 44> kMutants{{
+constexpr std::array<MutantInfo, 54> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -51,6 +51,16 @@ constexpr std::array<MutantInfo, 44> kMutants{{
     {42, "index-bound-off-by-one", "domain checks", "core/ops/structural.hpp Gather0::shape", "an index list entry equal to the row count is accepted (one row past the end)"},
     {43, "error-position-without-inputs", "error messages", "core/graph/node_program.hpp describeNode", "messages name a node by its index among the nodes, not by its position counting the inputs"},
     {44, "final-settle-skips-inputs", "signed zeros", "core/runtime/compiled.hpp densePass", "the pending +0 left at the end is settled on nodes only: an input no node writes keeps a -0 seed"},
+    {45, "exp-term-uses-input", "transcendental terms", "core/ops/elementwise.hpp Exp::terms", "exp's term multiplies ct by x instead of exp(x)"},
+    {46, "log-term-multiplies", "transcendental terms", "core/ops/elementwise.hpp Log::terms", "log's term is ct·x instead of ct/x"},
+    {47, "sqrt-term-missing-half", "transcendental terms", "core/ops/elementwise.hpp Sqrt::terms", "sqrt's term is ct/sqrt(x) instead of ct/(2·sqrt(x))"},
+    {48, "tanh-term-unsquared", "transcendental terms", "core/ops/elementwise.hpp Tanh::terms", "tanh's term is ct·(1 - t) instead of ct·(1 - t²)"},
+    {49, "sigmoid-term-missing-complement", "transcendental terms", "core/ops/elementwise.hpp Sigmoid::terms", "sigmoid's term is ct·s instead of ct·s·(1 - s)"},
+    {50, "softplus-term-reflected", "transcendental terms", "core/ops/elementwise.hpp Softplus::terms", "softplus's term is ct·sigmoid(-x) instead of ct·sigmoid(x)"},
+    {51, "sin-term-uses-sin", "transcendental terms", "core/ops/elementwise.hpp Sin::terms", "sin's term is ct·sin(x) instead of ct·cos(x)"},
+    {52, "cos-term-wrong-sign", "transcendental terms", "core/ops/elementwise.hpp Cos::terms", "cos's term is ct·sin(x) instead of -ct·sin(x)"},
+    {53, "softmax-term-without-inner", "transcendental terms", "core/ops/reductions.hpp SoftmaxLast::terms", "softmax's term is y·ct, without subtracting the row's <ct, y>"},
+    {54, "log-softmax-term-uses-log", "transcendental terms", "core/ops/reductions.hpp LogSoftmaxLast::terms", "log_softmax's term subtracts y·Σct instead of exp(y)·Σct"},
 }};
 
 int activeId() {

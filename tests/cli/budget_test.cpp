@@ -87,6 +87,9 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   EXPECT_EQ(run.status, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("not checked on rational: "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("node 17 (square): its values may need about 524288 bits"), std::string::npos) << run.out;
+  // The interval carrier's endpoints reach 2^±(2^15 · 1) at node 15, past their exponent range.
+  EXPECT_NE(run.out.find("not checked on interval: "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("node 15 (square): its values may reach about 2^±32768"), std::string::npos) << run.out;
   CommandRun many = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --max-work 1e5");
   EXPECT_EQ(many.status, 2) << many.out;
   EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;

@@ -51,7 +51,7 @@ TEST(EngineCmd, TapechecksOwnEngineBehindTheProtocolPassesEveryEngineProperty) {
 }
 
 TEST(EngineCmd, ACrashFailsTheCaseIsShrunkAndTheEngineRestarts) {
-  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 2 " +
                                 misbehaving("crash-on", "mul") + " --save-failures " + saveDir("crash"));
   ASSERT_EQ(run.status, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("engine crashed: signal 11 (Segmentation fault)"), std::string::npos) << run.out;
@@ -80,7 +80,7 @@ TEST(EngineCmd, AnExitFailsTheCaseWithItsStatusAndLastErrorLine) {
 }
 
 TEST(EngineCmd, AHangFailsTheCaseAfterTheTimeout) {
-  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 20 --max-size 20 --seed 1 "
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 40 --max-size 20 --seed 1 "
                                 "--engine-timeout 0.5 " + misbehaving("hang-on", "mul") + " --save-failures " + saveDir("hang"));
   ASSERT_EQ(run.status, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("no answer in 0.5 s"), std::string::npos) << run.out;

@@ -162,7 +162,8 @@ TEST(FaultyEngine, AForgottenAncestorShrinksToATinyCaseWithTheDifferingGradients
   const auto* property = props::findProperty<Rational>("backwardDenseAllFrom_eq_dense");
   ASSERT_NE(property, nullptr);
   TestEngine<Rational> engine(Fault::singleOutputForgetsAncestor, Counting::unreported);
-  props::PropertyRun run = props::runProperty(*property, engine, {100, 1});
+  // Seed 2: its first failing case has nodes the shrinker removes (seed 1's is already minimal).
+  props::PropertyRun run = props::runProperty(*property, engine, {100, 2});
   ASSERT_TRUE(run.failure);
   const nlohmann::json& shrunk = run.failure->shrunk;
   EXPECT_LE(shrunk["nodes"].size(), 3u) << shrunk.dump();

@@ -57,7 +57,7 @@ TEST(ProfileJson, EveryMistakeNamesTheKey) {
                           "nan, kink_conventions_declared"},
       {R"({"name": 3})", "name: must be a string, got 3"},
       {R"({"carriers": ["double", "complex"]})",
-       "carriers: no carrier named 'complex'; the carriers are: rational, modp, double, float, rational-noeq"},
+       "carriers: no carrier named 'complex'; the carriers are: rational, modp, double, float, rational-noeq, interval"},
       {R"({"ops": ["add", "conv"]})", "ops: no op named 'conv'"},
       {R"({"ops": {"double": "add"}})", "ops.double: must be a list of op names, got \"add\""},
       {R"({"single_output": "pruned"})", "single_output: must be one of support, ancestors, got \"pruned\""},

@@ -1,0 +1,5 @@
+#include "core/instantiate/instantiate_runtime.hpp"
+
+namespace tc {
+TAPECHECK_INSTANTIATE_RUNTIME(Interval)
+}  // namespace tc
