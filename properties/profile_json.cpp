@@ -107,9 +107,15 @@ Result<EngineProfile> profileFromJson(const json& in) {
     if (!name) return std::unexpected(name.error());
     profile.name = *name;
   }
-  // Carriers before ops: a list of ops applies to the carriers the profile names.
-  if (in.contains("carriers"))
+  // Carriers before ops: a list of ops applies to the carriers the profile names. Without a list,
+  // every carrier but interval: an engine's interval values must be MPFI's own at 257 bits, bit for
+  // bit, which an engine does only on purpose, so it runs that carrier only by naming it.
+  if (in.contains("carriers")) {
     if (auto ok = readCarriers(in["carriers"], profile); !ok) return std::unexpected(ok.error());
+  } else {
+    for (const std::string& carrier : kCarrierNames)
+      if (carrier != Carrier<Interval>::name) profile.carriers.push_back(carrier);
+  }
   if (in.contains("ops"))
     if (auto ok = readOps(in["ops"], profile); !ok) return std::unexpected(ok.error());
   if (in.contains("single_output")) {

@@ -27,11 +27,15 @@ TEST(ProfileJson, ReadsEveryKey) {
   EXPECT_FALSE(profile->kinkConventionsDeclared);
 }
 
-TEST(ProfileJson, AnEmptyObjectIsTheSpecificationsProfile) {
+TEST(ProfileJson, AnEmptyObjectIsTheSpecificationsProfileWithoutTheIntervalCarrier) {
   auto profile = profileFromJson(json::object());
   ASSERT_TRUE(profile);
   EXPECT_EQ(profile->name, "spec");
-  EXPECT_TRUE(profile->carriers.empty() && profile->ops.empty());
+  // Every carrier but interval, which an engine runs only by naming it.
+  EXPECT_EQ(profile->carriers, (std::vector<std::string>{"rational", "modp", "double", "float", "rational-noeq"}));
+  EXPECT_FALSE(profile->supportsCarrier("interval"));
+  EXPECT_TRUE(profile->ops.empty());
+  EXPECT_TRUE(profileFromJson(json{{"carriers", {"interval"}}})->supportsCarrier("interval"));
   EXPECT_EQ(profile->conventions, Conventions{});
   EXPECT_EQ(profile->singleOutput, SingleOutput::support);
   EXPECT_TRUE(profile->kinkConventionsDeclared);
