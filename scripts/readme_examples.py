@@ -216,6 +216,17 @@ def minigrad(build):
     return example
 
 
+def output_of(cmd, work, env):
+    """What `cmd` prints (stdout and stderr) in `work`. scripts/mutants.sh has just run the whole
+    mutation suite and names its output in TAPECHECK_README_MUTANTS_OUTPUT: that command is read
+    from there rather than run a second time (it takes about a minute)."""
+    saved = os.environ.get("TAPECHECK_README_MUTANTS_OUTPUT")
+    if saved and cmd == "./build-mutants/tapecheck mutants":
+        return Path(saved).read_text()
+    return subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600).stdout
+
+
 def generate(block, build, mutants):
     """The block's text as README.md shows it, between the markers (fences included)."""
     if block.file:
@@ -232,11 +243,9 @@ def generate(block, build, mutants):
             cmd = step.cmd
             for shown, real in aliases.items():
                 cmd = cmd.replace(shown, real)
-            run = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True, timeout=600)
             if step.prompt:
                 body.append(f"$ {step.cmd}")
-            body += select(run.stdout.rstrip("\n").splitlines(), step.keep)
+            body += select(output_of(cmd, work, env).rstrip("\n").splitlines(), step.keep)
         return "\n".join([f"```{block.lang}", *body, "```"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
