@@ -4,9 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <utility>

@@ -38,6 +38,9 @@ std::string mpfrText(const char* format, Args... args) {
 std::string formatEndpoint(mpfr_srcptr x) {
   if (mpfr_zero_p(x)) return "0";
   if (mpfr_inf_p(x)) return mpfr_sgn(x) > 0 ? "inf" : "-inf";
+  // Beyond 2^±81 the numerator or the denominator has more than 24 digits: no exact rational to
+  // build (at up to 2^30000, one of 9,000 digits) only to throw it away.
+  if (std::labs(mpfr_get_exp(x)) > 81) return mpfrText("%Ra", x);
   Rational q;
   mpfr_get_q(q.backend().data(), x);
   std::string fraction = formatRational(q);
