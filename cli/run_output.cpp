@@ -1,6 +1,7 @@
 #include "cli/run_output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,6 +18,17 @@ std::uint64_t clockSeed() {
   return static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ULL;
 }
 
+namespace {
+
+// "exp 0.998 (50%), sum 3.5 (1%)": a run's measures by name, with the share of the limit used.
+std::string formatMeasures(const std::map<std::string, props::Measure>& measures) {
+  std::vector<std::string> parts;
+  for (const auto& [name, m] : measures) parts.push_back(fmt::format("{} {:.3g} ({:.0f}%)", name, m.value, 100 * m.ofLimit));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
 std::string formatTable(const std::vector<RunRow>& rows) {
   std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10}\n", "property", "carrier", "cases",
                                 "compared", "skipped", "unsupp.", "result", "time ms");
@@ -26,6 +38,8 @@ std::string formatTable(const std::vector<RunRow>& rows) {
   for (const RunRow& r : rows)
     if (std::string empty = r.run.nothingCompared(); !empty.empty())
       out += fmt::format("{} on {}: {}\n", r.property, r.carrier, empty);
+  for (const RunRow& r : rows)
+    if (!r.run.measures.empty()) out += fmt::format("{} on {}, worst ulp per op (share of its budget): {}\n", r.property, r.carrier, formatMeasures(r.run.measures));
   return out;
 }
 

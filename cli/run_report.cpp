@@ -49,6 +49,7 @@ std::string runReportJson(const RunReport& report) {
                {"result", row.run.passed() ? "pass" : "fail"},
                {"ms", row.run.ms}};
     if (std::string empty = row.run.nothingCompared(); !empty.empty()) entry["why"] = empty;
+    for (const auto& [name, m] : row.run.measures) entry["measures"][name] = {{"value", m.value}, {"of_limit", m.ofLimit}};
     if (row.run.failure) {
       const props::Counterexample& f = *row.run.failure;
       entry["failure"] = {{"why", f.verdict.why},          {"nodes", f.shrunk.value("nodes", json::array()).size()},

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -42,6 +44,7 @@ class CaseWriter {
     for (std::size_t k = 0; k < nodes; ++k) addNode();
     makeDomainsReachable();
     if (!options_.avoidKinks) placeAtKinks();
+    placeAtStressPoints();
     placeAtDomainBoundaries();
     json doc = json::object();
     doc["tapecheck"] = 1;
@@ -155,6 +158,11 @@ class CaseWriter {
     std::optional<Choice> choice = chooseArguments(ops::signature(kind));
     if (!choice) return false;
     if (auto argument = ops::domainArgument(kind)) preferInputAt(*choice, *argument);
+    // placeAtStressPoints can move an input's values, not a node's.
+    if (!kExact && (!ops::stressValues(kind).empty() || ops::stressCancellation(kind))) {
+      preferInputAt(*choice, 0, 75);
+      if (ops::stressCancellation(kind)) distinctPartnerAt(*choice, 1);
+    }
     std::vector<int> degrees;
     for (std::size_t a : choice->args) degrees.push_back(degree_[a]);
     int degree = ops::degree(kind, degrees);
@@ -167,17 +175,36 @@ class CaseWriter {
     return true;
   }
 
-  // Half the time, an input of the same shape in place of a constrained argument that a node
-  // computes: makeDomainsReachable can put an input's values inside the domain, not a node's.
-  void preferInputAt(Choice& choice, std::size_t argument) {
+  // Half the time (or `percent`), an input of the same shape in place of an argument that a node computes:
+  // makeDomainsReachable can put an input's values inside the domain, not a node's (and
+  // placeAtStressPoints at a stress point).
+  void preferInputAt(Choice& choice, std::size_t argument, unsigned percent = 50) {
     std::size_t& x = choice.args[argument];
-    if (x < inputShapes_.size() || !pick_.percent(50)) return;
+    if (x < inputShapes_.size() || !pick_.percent(percent)) return;
     std::vector<std::size_t> same;
     for (std::size_t i = 0; i < inputShapes_.size(); ++i)
       if (inputShapes_[i] == shapeAt(x)) same.push_back(i);
     if (same.empty()) return;
     if (choice.subject == x) choice.subject = same[pick_.below(same.size())], x = *choice.subject;
     else x = same[pick_.below(same.size())];
+  }
+
+  // Three quarters of the time, in place of argument `argument`, another input of the first
+  // argument's shape, or a new constant of it when there is none: placeAtStressPoints can make
+  // either nearly equal to the first argument when that is an input.
+  void distinctPartnerAt(Choice& choice, std::size_t argument) {
+    const std::size_t x = choice.args[0];
+    if (x >= inputShapes_.size() || !pick_.percent(75)) return;
+    std::vector<std::size_t> others;
+    for (std::size_t i = 0; i < inputShapes_.size(); ++i)
+      if (i != x && inputShapes_[i] == inputShapes_[x]) others.push_back(i);
+    if (!others.empty()) {
+      choice.args[argument] = pick_.pick(others);
+    } else if (constantOp_) {
+      json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, inputShapes_[x])}};
+      push(std::move(node), 0);
+      choice.args[argument] = positions() - 1;
+    }
   }
 
   // The recipes: arguments that meet each signature's shape contract (nullopt: none here now).
@@ -276,6 +303,48 @@ class CaseWriter {
         if (y < inputs) values_[y][i] = values_[x][i];
       }
     }
+  }
+
+  // On IEEE carriers, puts nodes whose op has stress points there (ops::stressValues,
+  // stressCancellation): half the time an element of an input first argument at one of the op's
+  // stress values; three quarters of the time an input second argument nearly equal to the first
+  // (its NaN and infinities made 1; each element moved by about 2^-(p/2)/3 relative, so that a
+  // difference cancels half the digits). Naive formulas lose their
+  // accuracy there, which random draws seldom reach; the accuracy oracle judges it.
+  void placeAtStressPoints() {
+    if constexpr (!kExact) {
+      if (options_.domain == Domain::exact) return;
+      const std::size_t inputs = inputShapes_.size();
+      for (const json& node : nodes_) {
+        auto kind = opByName(node["op"].get<std::string>());
+        if (!kind || !node.contains("args") || node["args"].empty()) continue;
+        const std::size_t x = node["args"][0];
+        const auto stress = ops::stressValues(*kind);
+        if (!stress.empty() && x < inputs && !values_[x].empty() && pick_.percent(50))
+          values_[x][pick_.below(values_[x].size())] = std::string(pick_.pick(stress));
+        if (ops::stressCancellation(*kind) && node["args"].size() == 2 && pick_.percent(75)) {
+          const std::size_t y = node["args"][1];
+          const bool constant = y >= inputs && constantOp_ && nodes_[y - inputs]["op"] == opName(*constantOp_);
+          if (x < inputs && y != x && (y < inputs || constant)) {
+            for (json& value : values_[x])  // a NaN or an infinity would leave nothing to judge
+              if (!std::isfinite(*parseValue<T>(value.get<std::string>()))) value = "1";
+            (y < inputs ? values_[y] : nodes_[y - inputs]["attrs"]["values"]) = nearlyEqualValues(values_[x]);
+          }
+        }
+      }
+    }
+  }
+
+  // Each value moved by a third of 2^-(p/2) of itself (p the carrier's precision), rounded, written
+  // exactly: the moved values use every digit, so that products of them round.
+  static json nearlyEqualValues(const json& values) {
+    json out = json::array();
+    const T step = std::ldexp(T(1), -std::numeric_limits<T>::digits / 2) / T(3);
+    for (const json& text : values) {
+      auto value = parseValue<T>(text.get<std::string>());
+      out.push_back(value && std::isfinite(*value) ? Carrier<T>::format(*value + *value * step) : text.get<std::string>());
+    }
+    return out;
   }
 
   // Puts an element of half the constrained input arguments of ops with a domain check

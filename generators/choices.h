@@ -41,6 +41,10 @@ inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5",
 inline const std::vector<std::string> kIeeeSpecials = {"-0",        "nan",        "inf",           "-inf",
                                                        "16777216",  "-16777216",  "1e-310",        "0x1p-149",
                                                        "0x1p53",    "-0x1p53"};
+// Values that round: decimal fractions no binary format holds, large and tiny magnitudes. The
+// accuracy oracle needs them (on the pools above nearly every op is exact).
+inline const std::vector<std::string> kIeeeWideValues = {"0.1",   "-0.7",  "2.3",    "1e-3", "3.14159", "-2.71828",
+                                                         "1e-20", "-1e-30", "1000", "-1000", "1e10",   "-0.45"};
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! Which pool value a draw picked. Documents get its text, tensors the value read from that text
@@ -51,9 +55,9 @@ struct PoolDraw {
   const std::string& text() const { return (*pool)[index]; }
 };
 
-//! A value drawn for carrier T: small exact values, or on IEEE carriers mostly ordinary values
-//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) — none in the exact domain, whose values
-//! are all small dyadic numbers.
+//! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
+//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) and 12% values that round or are large or
+//! tiny — neither in the exact domain, whose values are all small dyadic numbers.
 template <class T>
 PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
   auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };
@@ -61,7 +65,8 @@ PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
     return from(kExactValues);
   } else {
     if (domain == Domain::exact) return from(kIeeeValues);
-    return pick.percent(8) ? from(kIeeeSpecials) : from(kIeeeValues);
+    const std::size_t draw = pick.below(100);
+    return draw < 8 ? from(kIeeeSpecials) : draw < 20 ? from(kIeeeWideValues) : from(kIeeeValues);
   }
 }
 
@@ -85,6 +90,7 @@ const T& valueOf(const PoolDraw& draw) {
     } else {
       read(kIeeeValues);
       read(kIeeeSpecials);
+      read(kIeeeWideValues);
     }
     return all;
   }();

@@ -1,4 +1,5 @@
 #pragma once
+#include "properties/accuracy.h"
 #include "properties/adjoint_identity.h"
 #include "properties/all.h"
 #include "properties/backwardDenseAllFrom_eq_dense.h"
@@ -65,6 +66,7 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
     all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>});
   }
   if constexpr (Carrier<T>::caps.exact && !Carrier<T>::caps.enclosure) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
+  if constexpr (std::is_floating_point_v<T>) all.push_back({"accuracy", Scope::engine, &accuracy<T>});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   return all;

@@ -105,6 +105,17 @@ enum class Quantity { forwardValues, gradients };
 //! show --dot can mark them: the differing positions of a comparison, or `blamed` (the node whose
 //! identity fails, the input whose share of an inner product differs, the node an error names).
 //! `notes` are lines a listing shows under a position: the quantities an oracle compared there.
+//! `measures` are figures a property measured on the case, by name (accuracy: per op, the largest
+//! ulp distance and share of the budget); a run keeps the largest of each.
+struct Measure {
+  double value = 0;    //!< the figure (accuracy: ulps from the exact value)
+  double ofLimit = 0;  //!< the largest share of its limit it used (1 at the limit)
+  void widen(const Measure& other) {
+    value = std::max(value, other.value);
+    ofLimit = std::max(ofLimit, other.ofLimit);
+  }
+};
+
 struct Verdict {
   bool holds = true;
   std::string why;
@@ -116,6 +127,7 @@ struct Verdict {
   std::optional<std::size_t> differenceClass;
   std::set<std::size_t> blamed;
   std::map<std::size_t, std::vector<std::string>> notes;
+  std::map<std::string, Measure> measures;
   static Verdict pass() { return {}; }
   static Verdict fail(std::string why, std::set<std::size_t> blamed = {}) {
     Verdict v;

@@ -37,10 +37,12 @@ struct FailureKind {
 
 //! How a property fared on one carrier: cases run; cases it did not apply to (by reason); cases
 //! using an op the engine's profile does not support (by op); cases that failed; time; the first
-//! failure shrunk (a run stops there unless it is a survey); and in a survey every kind of failure.
+//! failure shrunk (a run stops there unless it is a survey); in a survey every kind of failure;
+//! and the largest of each measure the verdicts reported (Verdict::measures).
 struct PropertyRun {
   std::size_t cases = 0, skipped = 0, unsupported = 0, failed = 0;
   std::map<std::string, std::size_t> skipReasons, unsupportedOps;
+  std::map<std::string, Measure> measures;
   double ms = 0;
   std::optional<Counterexample> failure;
   std::vector<FailureKind> kinds;

@@ -111,6 +111,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   ++run.cases;
   if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
   if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
+  for (const auto& [name, measure] : verdict.measures) run.measures[name].widen(measure);
   if (verdict.holds) return;
   ++run.failed;
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed

@@ -8,6 +8,7 @@
 
 #include "core/carriers/carrier.h"
 #include "core/graph/graph.h"
+#include "core/ops/accuracy.h"
 #include "core/ops/op_call.h"
 
 namespace tc {
@@ -70,6 +71,14 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
 template <class T>
 Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                      std::size_t position);
+
+//! What an IEEE forward of the node at `position` may err by beyond its op's accuracyUlps, per
+//! element (ops::accumulatedError): computed on an enclosing carrier T from the argument values in
+//! `context` and the exact output `y`, for the IEEE format `model` describes. Empty when the op
+//! accumulates nothing. Instantiated for the interval carrier.
+template <class T>
+Tensor<T> accumulatedErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                             std::size_t position, const Tensor<T>& y, const ops::RoundingModel<T>& model);
 
 //! "node 5 (log)", "node 5 (opaque const3)": how every message names a node.
 inline std::string describeNode(std::size_t position, std::string_view label) {

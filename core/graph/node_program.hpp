@@ -148,6 +148,14 @@ Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tens
 }
 
 template <class T>
+Tensor<T> accumulatedErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                             std::size_t position, const Tensor<T>& y, const ops::RoundingModel<T>& model) {
+  const Node<T>& node = graph.nodeAt(position);
+  auto args = detail::argumentValues(node, context);
+  return ops::accumulatedError(node.op, callOf<T>(graph, node, args, data), y, model);
+}
+
+template <class T>
 bool atKink(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));

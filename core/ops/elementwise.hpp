@@ -8,6 +8,7 @@
 #include <span>
 
 #include "core/support/mutants.h"
+#include "core/ops/accuracy.h"
 #include "core/ops/op_call.h"
 #include "core/ops/kernels.h"
 
@@ -36,6 +37,20 @@ struct OpBase {
   //! Every input is in the domain.
   template <class T>
   static DomainError validate(const OpCall<T>&) { return std::nullopt; }
+  //! The accuracy budget of an IEEE forward, in units in the last place of the exact result of
+  //! the op on the same arguments (docs/semantics.md §2.6). Default: correctly rounded.
+  static constexpr double accuracyUlps = 0.5;
+  //! Where a naive formula for the op loses its accuracy, for callers that put argument values
+  //! there on purpose (the case generator does, so that the accuracy oracle sees them): values
+  //! for an element of the first argument, and whether a second argument nearly equal to the
+  //! first makes it cancel. Default: nowhere.
+  static constexpr std::array<std::string_view, 0> stressValues{};
+  static constexpr bool stressCancellation = false;
+  //! What an IEEE forward may err by beyond accuracyUlps, per output element, as a tensor of
+  //! bounds computed on an enclosing carrier from the arguments and the exact output `y`. Default:
+  //! nothing (an empty tensor); the ops that accumulate sums state theirs.
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>&, const Tensor<T>& /*y*/, const RoundingModel<T>&) { return {}; }
   //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
   //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.
   static int degree(std::span<const int> args) {
@@ -175,6 +190,7 @@ template <class Wins>
 struct Select : BinaryBase {
   static constexpr std::string_view label = Wins::label;
   static constexpr Requirement needs = Requirement::orderedField;
+  static constexpr double accuracyUlps = 0;  // one of the arguments: exact
   //! The terms at a tie a = b: ct/2 to each (the specification's), ct to the first argument
   //! only, or ct to both.
   static constexpr std::array<std::string_view, 3> kinkChoices{"split", "first", "both"};
@@ -232,6 +248,7 @@ using Min = Select<Less>;
 
 struct Neg : PointwiseUnary<Neg> {
   static constexpr std::string_view label = "neg";
+  static constexpr double accuracyUlps = 0;  // a sign change: exact
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static T apply(const T& x) { return TC_MUTANT(14) ? x : -x; }
@@ -298,6 +315,7 @@ struct Inv : PointwiseUnary<Inv> {
 
 struct Relu : UnaryBase {
   static constexpr std::string_view label = "relu";
+  static constexpr double accuracyUlps = 0;  // a copy or 0: exact
   static constexpr Requirement needs = Requirement::ordered;
   //! The term at x = 0: the carrier's zero (the specification's), or ct.
   static constexpr std::array<std::string_view, 2> kinkChoices{"zero", "one"};
@@ -325,6 +343,7 @@ struct Relu : UnaryBase {
 
 struct Abs : PointwiseUnary<Abs> {
   static constexpr std::string_view label = "abs";
+  static constexpr double accuracyUlps = 0;  // a sign change: exact
   static constexpr Requirement needs = Requirement::ordered;
   template <class T>
   static T apply(const T& x) {
@@ -358,6 +377,7 @@ struct Abs : PointwiseUnary<Abs> {
 
 struct Clamp : UnaryBase {
   static constexpr std::string_view label = "clamp";
+  static constexpr double accuracyUlps = 0;  // a copy of x or a bound: exact
   template <class T>
   static constexpr std::array<AttrSpec<T>, 2> attributes{{{"lo", &Attrs<T>::lo}, {"hi", &Attrs<T>::hi}}};
   static constexpr Requirement needs = Requirement::ordered;
@@ -402,6 +422,7 @@ struct Clamp : UnaryBase {
 // Transcendental ops exist on the IEEE and interval carriers.
 struct Exp : PointwiseUnary<Exp> {
   static constexpr std::string_view label = "exp";
+  static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::exp(x); }
@@ -413,6 +434,7 @@ struct Exp : PointwiseUnary<Exp> {
 
 struct Log : PointwiseUnary<Log> {
   static constexpr std::string_view label = "log";
+  static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   static constexpr std::size_t domainArgument = 0;
   template <class T>
@@ -453,6 +475,7 @@ struct Sqrt : PointwiseUnary<Sqrt> {
 
 struct Tanh : PointwiseUnary<Tanh> {
   static constexpr std::string_view label = "tanh";
+  static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
@@ -464,9 +487,22 @@ struct Tanh : PointwiseUnary<Tanh> {
 
 struct Sigmoid : PointwiseUnary<Sigmoid> {
   static constexpr std::string_view label = "sigmoid";
+  //! 1/(1 + e) with e = exp(−x) for x ≥ 0, e/(1 + e) with e = exp(x) below: e errs by ≤ 2 ulp
+  //! (≤ 4u relative), 1 + e by ≤ 2u from e (e ≤ 1) and u from its rounding, the division by u:
+  //! 4u + 3u + u relative, ≤ 8 ulp. The naive 1/(1 + exp(−x)) is as accurate except where exp(−x)
+  //! overflows (x < −709.78 in double, −88.72 in float), where it gives 0 for a value up to 2^-1022.
+  static constexpr double accuracyUlps = 8;
+  //! Where exp(−x) overflows in double, and in float.
+  static constexpr std::array<std::string_view, 2> stressValues{"-720", "-95"};
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
-  static T apply(const T& x) { return one<T>() / (one<T>() + Carrier<T>::exp(-x)); }
+  static T apply(const T& x) {
+    if (x < zero<T>() && !TC_MUTANT(55)) {  // exp(−x) would overflow for large negative x
+      const T e = Carrier<T>::exp(x);
+      return e / (one<T>() + e);
+    }
+    return one<T>() / (one<T>() + Carrier<T>::exp(-x));
+  }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(49) ? s : s * (one<T>() - s)); })});
@@ -475,10 +511,19 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
 
 struct Softplus : PointwiseUnary<Softplus> {
   static constexpr std::string_view label = "softplus";
+  //! As written below: exp errs by ≤ 2 ulp (≤ 4u relative), log1p by 2 ulp more, and log1p's
+  //! condition number is ≤ 1 on (0, 1]: ≤ 8u, then x + ... adds u: ≤ 9 ulp. The other stable form,
+  //! log1p(exp(x)) for any x below a threshold (PyTorch's, up to x = 20), has log1p's condition
+  //! number ≤ 1/ln 2 for arguments ≥ 1: ≤ 4u·1.443 + 4u < 10u. The naive log(1 + exp(x)) is
+  //! infinite from x = 709.79 and 0 below x = −36.7 (double).
+  static constexpr double accuracyUlps = 10;
+  //! Where exp(x) overflows, and where 1 + exp(x) rounds to 1.
+  static constexpr std::array<std::string_view, 2> stressValues{"1000", "-40"};
   static constexpr Requirement needs = Requirement::transcendental;
   // log(1 + exp(x)), written so that large x does not overflow.
   template <class T>
   static T apply(const T& x) {
+    if (TC_MUTANT(56)) return Carrier<T>::log(one<T>() + Carrier<T>::exp(x));
     return x > zero<T>() ? x + Carrier<T>::log1p(Carrier<T>::exp(-x)) : Carrier<T>::log1p(Carrier<T>::exp(x));
   }
   template <class T>
@@ -489,6 +534,7 @@ struct Softplus : PointwiseUnary<Softplus> {
 
 struct Sin : PointwiseUnary<Sin> {
   static constexpr std::string_view label = "sin";
+  static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::sin(x); }
@@ -502,6 +548,7 @@ struct Sin : PointwiseUnary<Sin> {
 
 struct Cos : PointwiseUnary<Cos> {
   static constexpr std::string_view label = "cos";
+  static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::cos(x); }

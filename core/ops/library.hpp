@@ -145,6 +145,27 @@ double work(OpKind kind, const ShapeCall<T>& call, const Shape& out) {
   return visitOp(kind, [&](auto op) { return decltype(op)::work(call, out); });
 }
 
+//! The op's accuracy budget on IEEE carriers in ulps of the exact result (OpBase::accuracyUlps).
+constexpr double accuracyUlps(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::accuracyUlps; });
+}
+
+//! What an IEEE forward of the node may err by beyond accuracyUlps, per output element, given its
+//! arguments and exact output `y` on an enclosing carrier T (OpBase::accumulatedError); empty
+//! when the op accumulates nothing.
+template <class T>
+Tensor<T> accumulatedError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const RoundingModel<T>& model) {
+  return visitSupportedOp<T, Tensor<T>>(kind, [&](auto op) { return decltype(op)::accumulatedError(call, y, model); });
+}
+
+//! Where a naive formula for the op loses accuracy (OpBase::stressValues, stressCancellation).
+constexpr std::span<const std::string_view> stressValues(OpKind kind) {
+  return visitOp(kind, [](auto op) { return std::span<const std::string_view>(decltype(op)::stressValues); });
+}
+constexpr bool stressCancellation(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::stressCancellation; });
+}
+
 //! Whether the op needs transcendental functions, which cost many arithmetic operations each.
 constexpr bool isTranscendental(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::needs == Requirement::transcendental; });

@@ -18,6 +18,11 @@ struct Sum : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum";
   static constexpr Requirement needs = Requirement::ring;
+  static constexpr double accuracyUlps = 0;
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<Sum>(c, c.arg(0).size(), model, false);
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
   template <class T>
@@ -35,6 +40,11 @@ struct Sum : UnaryBase {
 struct SumAxis : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum_axis";
+  static constexpr double accuracyUlps = 0;
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<SumAxis>(c, c.arg(0).shape[c.attrs.axis], model, false);
+  }
   static constexpr Signature signature = Signature::leadingAxis;
   template <class T>
   static constexpr std::array<AttrSpec<T>, 1> attributes{{{"axis", &Attrs<T>::axis}}};
@@ -87,6 +97,12 @@ struct Mean : UnaryBase, ScaledDegree {
   using ScaledDegree::degree;
   static constexpr std::string_view label = "mean";
   static constexpr Requirement needs = Requirement::field;
+  //! The sum's γ_n and one rounding more for the division (or two: a product with a rounded 1/n),
+  //! and half an ulp for a quotient among the subnormals.
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<Mean>(c, c.arg(0).size() + 1, model, false);
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
   template <class T>
@@ -107,6 +123,11 @@ struct Dot : OpBase, ProductDegree {
   using ProductDegree::degree;
   static constexpr Signature signature = Signature::vectors;
   static constexpr std::string_view label = "dot";
+  static constexpr double accuracyUlps = 0;
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<Dot>(c, c.arg(0).size(), model, true);
+  }
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -134,6 +155,11 @@ struct Matmul : OpBase, ProductDegree {
   using ProductDegree::degree;
   static constexpr Signature signature = Signature::matmul;
   static constexpr std::string_view label = "matmul";
+  static constexpr double accuracyUlps = 0;
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<Matmul>(c, c.arg(0).shape[1], model, true);
+  }
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
   //! A multiply-add per output element and step: m·k·n.
@@ -187,6 +213,7 @@ struct Matmul : OpBase, ProductDegree {
 struct Transpose : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "transpose";
+  static constexpr double accuracyUlps = 0;  // a copy: exact
   static constexpr Signature signature = Signature::matrix;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -213,6 +240,12 @@ struct Transpose : UnaryBase {
 struct Linear : OpBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "linear";
+  static constexpr double accuracyUlps = 0;
+  //! k products and the bias: a sum of k + 1 terms.
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
+    return sumError<Linear>(c, c.arg(0).shape[1] + 1, model, true);
+  }
   static constexpr Signature signature = Signature::linear;
   //! W·x + b.
   static int degree(std::span<const int> args) { return std::max(args[0] + args[1], args[2]); }
@@ -263,6 +296,17 @@ struct MseLoss : BinaryBase, ProductDegree {
   using ProductDegree::degree;
   static constexpr std::string_view label = "mse_loss";
   static constexpr Requirement needs = Requirement::field;
+  static constexpr bool stressCancellation = true;
+  //! Each term (a − b)² errs by ≤ 3u relative (γ_3), the sum of n nonnegative terms adds γ_(n−1)
+  //! of their total, the division by n one rounding (two with a rounded 1/n): γ_(n+4)·y, with y
+  //! the exact result; each square that underflows adds η, and a quotient among the subnormals
+  //! half an ulp. The expanded mean(a²) − 2·mean(a·b) + mean(b²) cancels where a ≈ b.
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>& y, const RoundingModel<T>& model) {
+    const T n = Mean::count(c.arg(0));
+    const T gamma = model.gamma(n + Carrier<T>::fromInt(4));
+    return map(y, [&](const T& v) { return gamma * v + n * model.eta; });
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     auto same = BinaryBase::shape(c);
@@ -271,12 +315,24 @@ struct MseLoss : BinaryBase, ProductDegree {
   }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
+    if (TC_MUTANT(59)) return expandedForm(c);
     T acc = zero<T>();
     for (std::size_t i = 0; i < c.arg(0).size(); ++i) {
       T d = c.arg(0)[i] - c.arg(1)[i];
       acc = acc + d * d;
     }
     return scalar(acc / Mean::count(c.arg(0)));
+  }
+  // (Σa² − 2·Σab + Σb²)/n: a fault (mutant 59) that cancels where a ≈ b.
+  template <class T>
+  static Tensor<T> expandedForm(const OpCall<T>& c) {
+    T aa = zero<T>(), ab = zero<T>(), bb = zero<T>();
+    for (std::size_t i = 0; i < c.arg(0).size(); ++i) {
+      aa = aa + c.arg(0)[i] * c.arg(0)[i];
+      ab = ab + c.arg(0)[i] * c.arg(1)[i];
+      bb = bb + c.arg(1)[i] * c.arg(1)[i];
+    }
+    return scalar((aa - Carrier<T>::fromInt(2) * ab + bb) / Mean::count(c.arg(0)));
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
@@ -304,10 +360,23 @@ struct SoftmaxRows {
   }
   // Returns the row's maximum and the left fold of exp(x - max).
   template <class T>
-  static std::pair<T, T> maxAndTotal(const Tensor<T>& x, std::size_t start, std::size_t n) {
+  static T rowMax(const Tensor<T>& x, std::size_t start, std::size_t n) {
     T m = x[start];
     for (std::size_t i = 1; i < n; ++i)
       if (x[start + i] > m) m = x[start + i];
+    return m;
+  }
+  //! max − min of the row.
+  template <class T>
+  static T range(const Tensor<T>& x, std::size_t start, std::size_t n) {
+    T lowest = x[start];
+    for (std::size_t i = 1; i < n; ++i)
+      if (x[start + i] < lowest) lowest = x[start + i];
+    return rowMax(x, start, n) - lowest;
+  }
+  template <class T>
+  static std::pair<T, T> maxAndTotal(const Tensor<T>& x, std::size_t start, std::size_t n) {
+    const T m = TC_MUTANT(57) ? zero<T>() : rowMax(x, start, n);  // the fault: no shift, exp overflows
     T total = zero<T>();
     for (std::size_t i = 0; i < n; ++i) total = total + Carrier<T>::exp(x[start + i] - m);
     return {m, total};
@@ -317,6 +386,25 @@ struct SoftmaxRows {
 struct SoftmaxLast : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "softmax_last";
+  static constexpr double accuracyUlps = 0;
+  //! Without the shift by the row's maximum exp overflows at 1000, and exp(−1000) underflows.
+  static constexpr std::array<std::string_view, 2> stressValues{"1000", "-1000"};
+  //! Per row of n with range R = max − min: x − max errs by ≤ u·R absolutely, which exp turns into
+  //! ≤ u·R relative, plus its own 4u; the sum adds γ_(n−1), the quotient (or a product with a
+  //! rounded 1/total) 2u: γ_(2R + n + 9)·y in all. An exp that underflows errs by ≤ 4η, which the
+  //! total (≥ 1) only shrinks, and a quotient among the subnormals by η more: (4n + 5)·η.
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>& y, const RoundingModel<T>& model) {
+    Tensor<T> bound = zeros<T>(y.shape);
+    SoftmaxRows::forEachRow(c.arg(0), [&](std::size_t start, std::size_t n) {
+      const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(n));
+      const T gamma = model.gamma(Carrier<T>::fromInt(2) * SoftmaxRows::range(c.arg(0), start, n) + count +
+                                  Carrier<T>::fromInt(9));
+      const T underflow = (Carrier<T>::fromInt(4) * count + Carrier<T>::fromInt(5)) * model.eta;
+      for (std::size_t i = 0; i < n; ++i) bound[start + i] = gamma * Carrier<T>::abs(y[start + i]) + underflow;
+    });
+    return bound;
+  }
   static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
@@ -347,6 +435,28 @@ struct SoftmaxLast : UnaryBase {
 struct LogSoftmaxLast : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "log_softmax_last";
+  //! Absolutely, per row of n with range R, at element i with d = x_i − max: d errs by ≤ u·|d|;
+  //! the total of the exps by ≤ (R + 4 + n − 1)·u relative (as in softmax_last), which the log
+  //! turns into as much absolutely; the log's own 2 ulp add ≤ 4u·ln n (the total lies in [1, n]);
+  //! the final subtraction rounds by ≤ 1 ulp of the result (accuracyUlps). Underflowing exps: 4nη.
+  static constexpr double accuracyUlps = 1;
+  //! As for softmax_last; log(softmax) is −inf where exp(x − max) underflows.
+  static constexpr std::array<std::string_view, 2> stressValues{"1000", "-1000"};
+  template <class T>
+  static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>& y, const RoundingModel<T>& model) {
+    Tensor<T> bound = zeros<T>(y.shape);
+    const Tensor<T>& x = c.arg(0);
+    SoftmaxRows::forEachRow(x, [&](std::size_t start, std::size_t n) {
+      const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(n));
+      const T m = SoftmaxRows::rowMax(x, start, n);
+      const T common = SoftmaxRows::range(x, start, n) + count + Carrier<T>::fromInt(4) +
+                       Carrier<T>::fromInt(4) * Carrier<T>::log(count);
+      const T underflow = Carrier<T>::fromInt(4) * count * model.eta;
+      for (std::size_t i = 0; i < n; ++i)
+        bound[start + i] = model.gamma(common + Carrier<T>::abs(x[start + i] - m)) + underflow;
+    });
+    return bound;
+  }
   static constexpr Signature signature = Signature::leadingAxis;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
@@ -358,7 +468,9 @@ struct LogSoftmaxLast : UnaryBase {
     SoftmaxRows::forEachRow(x, [&](std::size_t start, std::size_t n) {
       auto [m, total] = SoftmaxRows::maxAndTotal(x, start, n);
       T logTotal = Carrier<T>::log(total);
-      for (std::size_t i = 0; i < n; ++i) y[start + i] = (x[start + i] - m) - logTotal;
+      for (std::size_t i = 0; i < n; ++i)
+        y[start + i] = TC_MUTANT(58) ? Carrier<T>::log(Carrier<T>::exp(x[start + i] - m) / total)  // log(softmax)
+                                     : (x[start + i] - m) - logTotal;
     });
     return y;
   }

@@ -10,6 +10,7 @@ namespace tc::ops {
 struct Reshape : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "reshape";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::reshape;
   template <class T>
   static constexpr std::array<AttrSpec<T>, 1> attributes{{{"shape", &Attrs<T>::shape}}};
@@ -34,6 +35,7 @@ struct Reshape : UnaryBase {
 struct Broadcast : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "broadcast";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::broadcast;
   template <class T>
   static constexpr std::array<AttrSpec<T>, 1> attributes{{{"shape", &Attrs<T>::shape}}};
@@ -69,6 +71,7 @@ struct Broadcast : UnaryBase {
 struct Concat0 : OpBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "concat0";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::concat;
   static constexpr std::size_t arity = 2;
   static constexpr Requirement needs = Requirement::ring;
@@ -103,6 +106,7 @@ struct Concat0 : OpBase {
 struct Slice0 : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "slice0";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::leadingAxis;
   template <class T>
   static constexpr std::array<AttrSpec<T>, 2> attributes{{{"start", &Attrs<T>::start}, {"len", &Attrs<T>::len}}};
@@ -139,6 +143,7 @@ struct Slice0 : UnaryBase {
 struct Constant : OpBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "const";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::none;
   static constexpr bool hasTerms = false;
   //! Listings show a const's shape and values in their own columns.
@@ -165,6 +170,7 @@ struct Constant : OpBase {
 struct Detach : PointwiseUnary<Detach> {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "detach";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr bool hasTerms = false;
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -205,6 +211,7 @@ struct Mask : UnaryBase, ScaledDegree {
 struct Gather0 : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "gather0";
+  static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::leadingAxis;
   //! A key of the data schema's index lists.
   template <class T>

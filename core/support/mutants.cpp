@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 54> kMutants{{
+constexpr std::array<MutantInfo, 59> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -61,6 +61,11 @@ constexpr std::array<MutantInfo, 54> kMutants{{
     {52, "cos-term-wrong-sign", "transcendental terms", "core/ops/elementwise.hpp Cos::terms", "cos's term is ct·sin(x) instead of -ct·sin(x)"},
     {53, "softmax-term-without-inner", "transcendental terms", "core/ops/reductions.hpp SoftmaxLast::terms", "softmax's term is y·ct, without subtracting the row's <ct, y>"},
     {54, "log-softmax-term-uses-log", "transcendental terms", "core/ops/reductions.hpp LogSoftmaxLast::terms", "log_softmax's term subtracts y·Σct instead of exp(y)·Σct"},
+    {55, "sigmoid-naive", "numerical stability", "core/ops/elementwise.hpp Sigmoid::apply", "sigmoid is 1/(1 + exp(−x)) for every x: 0 where exp(−x) overflows (x < −709.78 in double)"},
+    {56, "softplus-naive", "numerical stability", "core/ops/elementwise.hpp Softplus::apply", "softplus is log(1 + exp(x)): infinite for large x, 0 for x below about −37"},
+    {57, "softmax-without-shift", "numerical stability", "core/ops/reductions.hpp SoftmaxRows::maxAndTotal", "softmax and log_softmax do not subtract the row's maximum before exp: inf/inf for large values"},
+    {58, "log-softmax-of-softmax", "numerical stability", "core/ops/reductions.hpp LogSoftmaxLast::forward", "log_softmax is log(softmax(x)): −inf where exp(x − max) underflows"},
+    {59, "mse-expanded", "numerical stability", "core/ops/reductions.hpp MseLoss::forward", "mse_loss is (Σa² − 2Σab + Σb²)/n, which cancels where a ≈ b"},
 }};
 
 int activeId() {

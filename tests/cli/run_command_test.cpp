@@ -15,9 +15,11 @@ using tc::testing::CommandRun;
 using tc::testing::runTapecheck;
 
 TEST(RunCommand, TableNamesEveryPropertyAndCarrier) {
-  CommandRun run = runTapecheck("run --cases 30 --seed 7");
+  // 25 cases per row: fewer than 400 per carrier, so that no coverage floor is judged from a sample
+  // this small.
+  CommandRun run = runTapecheck("run --cases 25 --seed 7");
   ASSERT_EQ(run.status, 0) << run.out << run.err;
-  for (const char* name : {"ofGraph_toTape", "lowerChecked_toTape", "compileChecked_eq_lowerToTapeChecked",
+  for (const char* name : {"accuracy", "ofGraph_toTape", "lowerChecked_toTape", "compileChecked_eq_lowerToTapeChecked",
                            "compileChecked_context", "compileChecked_backwardDenseFrom",
                            "compileChecked_backwardDenseFrom_eq_tape", "backwardDenseAllFrom_eq_dense", "determinism",
                            "adjoint_identity", "node_adjoint_identity", "linearity", "rational", "modp", "double",
@@ -88,7 +90,7 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
-  EXPECT_EQ(report["results"].size(), 14u);
+  EXPECT_EQ(report["results"].size(), 15u);
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";

@@ -723,7 +723,7 @@ TEST(Ops, Tanh_ForwardAndTerm) {
 
 TEST(Ops, Sigmoid_ForwardAndTerm) {
   const double s2 = 1.0 / (1.0 + std::exp(-2.0));
-  const double sm2 = 1.0 / (1.0 + std::exp(2.0));
+  const double sm2 = std::exp(-2.0) / (1.0 + std::exp(-2.0));  // below 0: exp x/(1 + exp x)
   auto n = run<double>(OpKind::sigmoid, {.inputs = {dt({3}, {0.0, 2.0, -2.0})}});
   EXPECT_TENSOR(n.out(), dt({3}, {0.5, s2, sm2}));
   // [x: ct·(y·(1 - y))]: at x = 0, 4·(0.5·0.5) = 1 exactly.
@@ -736,8 +736,8 @@ TEST(Ops, Softplus_ForwardAndTermWithoutOverflow) {
   // x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)); at ±1000 exp underflows to 0 instead of overflowing.
   EXPECT_TENSOR(n.out(), dt({5}, {std::log1p(1.0), 3.0 + std::log1p(std::exp(-3.0)), std::log1p(std::exp(-3.0)),
                                   1000.0, 0.0}));
-  // [x: ct·sigmoid(x)]: sigmoid(0) = 1/2, sigmoid(1000) = 1, sigmoid(-1000) = 1/(1 + inf) = 0.
-  auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  // [x: ct·sigmoid(x)]: sigmoid(0) = 1/2, sigmoid(1000) = 1, sigmoid(-1000) = 0/(1 + 0) = 0.
+  auto sigmoid = [](double x) { return x < 0 ? std::exp(x) / (1.0 + std::exp(x)) : 1.0 / (1.0 + std::exp(-x)); };
   EXPECT_TRUE(termsAre(n.terms(dt({5}, {2.0, 1.0, 1.0, 1.0, 1.0})),
                        {{0, dt({5}, {1.0, sigmoid(3.0), sigmoid(-3.0), 1.0, 0.0})}}));
 }

@@ -1,0 +1,65 @@
+#include "properties/accuracy.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tc::props {
+namespace {
+
+mpfr_srcptr lowerOf(const Mpfi& x) { return &x.backend().data()->left; }
+mpfr_srcptr upperOf(const Mpfi& x) { return &x.backend().data()->right; }
+
+Mpfi powerOfTwo(long exponent) {
+  Mpfi out(1);
+  mpfi_mul_2si(out.backend().data(), out.backend().data(), exponent);
+  return out;
+}
+
+// The unit in the last place of the format at the exact value: at the larger magnitude the
+// enclosure holds (so that the budget errs toward passing), and never below the subnormals'.
+Mpfi ulpAt(const Interval& exact, const IeeeFormat& format) {
+  const Mpfi magnitude = boost::multiprecision::abs(exact.v);
+  long binade = format.minExponent;
+  if (!mpfr_zero_p(upperOf(magnitude))) binade = std::max<long>(binade, mpfr_get_exp(upperOf(magnitude)) - 1);
+  return powerOfTwo(binade - format.precision + 1);
+}
+
+// Whether an infinity of this sign is the correctly rounded value of every real in `exact`.
+bool overflowsTo(double infinity, const Interval& exact, const Mpfi& threshold) {
+  return infinity > 0 ? mpfr_cmp(lowerOf(exact.v), upperOf(threshold)) >= 0
+                      : mpfr_cmp(upperOf(exact.v), upperOf(Mpfi(-threshold))) <= 0;
+}
+
+}  // namespace
+
+ops::RoundingModel<Interval> roundingModelOf(const IeeeFormat& format) {
+  return {Interval(powerOfTwo(-format.precision)), Interval(powerOfTwo(format.minExponent - format.precision))};
+}
+
+double nearestDouble(const Interval& exact) {
+  return boost::multiprecision::median(exact.v).convert_to<double>();
+}
+
+ElementJudgement judgeElement(double value, const Interval& exact, const IeeeFormat& format, double ulpBudget,
+                              const Interval* accumulated) {
+  constexpr double unbounded = std::numeric_limits<double>::infinity();
+  if (std::isnan(value)) return {false, unbounded, unbounded};
+  Mpfi stand(value);
+  if (std::isinf(value)) {
+    const Mpfi threshold = powerOfTwo(format.maxExponent + 1);
+    if (overflowsTo(value, exact, threshold)) return {true, 0, 0};
+    stand = value > 0 ? threshold : Mpfi(-threshold);
+  }
+  const Mpfi ulp = ulpAt(exact, format);
+  const Mpfi distance = boost::multiprecision::abs(exact.v - stand);
+  Mpfi allowed = Mpfi(ulpBudget) * ulp;
+  if (accumulated) allowed = allowed + accumulated->v;
+  const bool within = mpfr_cmp(lowerOf(distance), upperOf(allowed)) <= 0;
+  const Mpfi inUlps = distance / ulp;
+  const double ofBudget = mpfr_zero_p(upperOf(distance))  ? 0
+                          : mpfr_zero_p(lowerOf(allowed)) ? unbounded
+                                                          : mpfr_get_d(upperOf(Mpfi(distance / allowed)), MPFR_RNDU);
+  return {within, mpfr_get_d(upperOf(inUlps), MPFR_RNDU), ofBudget};
+}
+
+}  // namespace tc::props
