@@ -2,12 +2,20 @@
 # From a fresh Debian machine: install what is needed, build, run every test suite, then the
 # mutation tests (a second build with the mutation switches; every mutant must be killed), then the
 # tests again under AddressSanitizer and UndefinedBehaviorSanitizer and the case fuzzer for 60 s (a
-# third build, with Clang 16: scripts/sanitize.sh, scripts/fuzz.sh).
+# third build, with Clang 16: scripts/sanitize.sh, scripts/fuzz.sh). Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh --test
-bash scripts/build.sh
-(cd build && ctest --output-on-failure -j "$(nproc)")
-bash scripts/mutants.sh
-bash scripts/sanitize.sh
-bash scripts/fuzz.sh 60
+started=$SECONDS
+stage() {  # stage NAME COMMAND...: runs it, then prints how long it took
+  local name="$1" begin=$SECONDS
+  shift
+  "$@"
+  echo "test: $name took $((SECONDS - begin)) s ($((SECONDS - started)) s in all)"
+}
+run_ctest() { (cd build && ctest --output-on-failure -j "$(nproc)"); }
+stage setup bash scripts/setup.sh --test
+stage build bash scripts/build.sh
+stage ctest run_ctest
+stage mutants bash scripts/mutants.sh
+stage sanitize bash scripts/sanitize.sh
+stage fuzz bash scripts/fuzz.sh 60
