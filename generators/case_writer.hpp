@@ -103,8 +103,12 @@ class CaseWriter {
   std::optional<std::size_t> ensure(const std::function<bool(const Shape&)>& ok, const Shape& fallback,
                                     std::optional<std::size_t> besides = std::nullopt) {
     if (auto p = positionWhere(ok, besides)) return *p;
+    return addConstant(fallback);
+  }
+  // A new constant of `shape`, its position; nullopt when constants are not allowed.
+  std::optional<std::size_t> addConstant(const Shape& shape) {
     if (!constantOp_) return std::nullopt;
-    json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, fallback)}};
+    json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, shape)}};
     push(std::move(node), 0);
     return positions() - 1;
   }
@@ -198,13 +202,8 @@ class CaseWriter {
     std::vector<std::size_t> others;
     for (std::size_t i = 0; i < inputShapes_.size(); ++i)
       if (i != x && inputShapes_[i] == inputShapes_[x]) others.push_back(i);
-    if (!others.empty()) {
-      choice.args[argument] = pick_.pick(others);
-    } else if (constantOp_) {
-      json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, inputShapes_[x])}};
-      push(std::move(node), 0);
-      choice.args[argument] = positions() - 1;
-    }
+    if (!others.empty()) choice.args[argument] = pick_.pick(others);
+    else if (auto constant = addConstant(inputShapes_[x])) choice.args[argument] = *constant;
   }
 
   // The recipes: arguments that meet each signature's shape contract (nullopt: none here now).

@@ -115,7 +115,7 @@ class PointContext {
     for (std::size_t p : args) {
       if (ready_[p]) continue;
       if (!finiteTensor(context_[p])) return false;
-      points_[p] = mapTensor<Interval>(context_[p], [](F v) { return Interval(Mpfi(static_cast<double>(v))); });
+      points_[p] = mapTensor<Interval>(context_[p], [](F v) { return *exactPoint(v); });
       ready_[p] = true;
     }
     return true;

@@ -366,13 +366,12 @@ struct SoftmaxRows {
       if (x[start + i] > m) m = x[start + i];
     return m;
   }
-  //! max − min of the row.
   template <class T>
-  static T range(const Tensor<T>& x, std::size_t start, std::size_t n) {
-    T lowest = x[start];
+  static T rowMin(const Tensor<T>& x, std::size_t start, std::size_t n) {
+    T m = x[start];
     for (std::size_t i = 1; i < n; ++i)
-      if (x[start + i] < lowest) lowest = x[start + i];
-    return rowMax(x, start, n) - lowest;
+      if (x[start + i] < m) m = x[start + i];
+    return m;
   }
   template <class T>
   static std::pair<T, T> maxAndTotal(const Tensor<T>& x, std::size_t start, std::size_t n) {
@@ -398,8 +397,8 @@ struct SoftmaxLast : UnaryBase {
     Tensor<T> bound = zeros<T>(y.shape);
     SoftmaxRows::forEachRow(c.arg(0), [&](std::size_t start, std::size_t n) {
       const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(n));
-      const T gamma = model.gamma(Carrier<T>::fromInt(2) * SoftmaxRows::range(c.arg(0), start, n) + count +
-                                  Carrier<T>::fromInt(9));
+      const T range = SoftmaxRows::rowMax(c.arg(0), start, n) - SoftmaxRows::rowMin(c.arg(0), start, n);
+      const T gamma = model.gamma(Carrier<T>::fromInt(2) * range + count + Carrier<T>::fromInt(9));
       const T underflow = (Carrier<T>::fromInt(4) * count + Carrier<T>::fromInt(5)) * model.eta;
       for (std::size_t i = 0; i < n; ++i) bound[start + i] = gamma * Carrier<T>::abs(y[start + i]) + underflow;
     });
@@ -449,7 +448,7 @@ struct LogSoftmaxLast : UnaryBase {
     SoftmaxRows::forEachRow(x, [&](std::size_t start, std::size_t n) {
       const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(n));
       const T m = SoftmaxRows::rowMax(x, start, n);
-      const T common = SoftmaxRows::range(x, start, n) + count + Carrier<T>::fromInt(4) +
+      const T common = (m - SoftmaxRows::rowMin(x, start, n)) + count + Carrier<T>::fromInt(4) +
                        Carrier<T>::fromInt(4) * Carrier<T>::log(count);
       const T underflow = Carrier<T>::fromInt(4) * count * model.eta;
       for (std::size_t i = 0; i < n; ++i)
