@@ -181,16 +181,26 @@ class CaseWriter {
 
   // Half the time (or `percent`), an input of the same shape in place of an argument that a node computes:
   // makeDomainsReachable can put an input's values inside the domain, not a node's (and
-  // placeAtStressPoints at a stress point).
+  // placeAtStressPoints at a stress point). One that no node reads yet where there is one: its
+  // gradient may then be the node's term alone, which the accuracy oracle judges.
   void preferInputAt(Choice& choice, std::size_t argument, unsigned percent = 50) {
     std::size_t& x = choice.args[argument];
     if (x < inputShapes_.size() || !pick_.percent(percent)) return;
-    std::vector<std::size_t> same;
+    std::vector<std::size_t> same, unread;
     for (std::size_t i = 0; i < inputShapes_.size(); ++i)
-      if (inputShapes_[i] == shapeAt(x)) same.push_back(i);
-    if (same.empty()) return;
-    if (choice.subject == x) choice.subject = same[pick_.below(same.size())], x = *choice.subject;
-    else x = same[pick_.below(same.size())];
+      if (inputShapes_[i] == shapeAt(x)) (readByANode(i) ? same : unread).push_back(i);
+    const std::vector<std::size_t>& from = unread.empty() ? same : unread;
+    if (from.empty()) return;
+    if (choice.subject == x) choice.subject = pick_.pick(from), x = *choice.subject;
+    else x = pick_.pick(from);
+  }
+
+  bool readByANode(std::size_t p) const {
+    for (const json& node : nodes_)
+      if (node.contains("args"))
+        for (const json& a : node["args"])
+          if (a.get<std::size_t>() == p) return true;
+    return false;
   }
 
   // Three quarters of the time, in place of argument `argument`, another input of the first
@@ -305,10 +315,10 @@ class CaseWriter {
   }
 
   // On IEEE carriers, puts nodes whose op has stress points there (ops::stressValues,
-  // stressCancellation): half the time an element of an input first argument at one of the op's
+  // stressCancellation): three quarters of the time an element of an input first argument at one of the op's
   // stress values; three quarters of the time an input second argument nearly equal to the first
-  // (its NaN and infinities made 1; each element moved by about 2^-(p/2)/3 relative, so that a
-  // difference cancels half the digits). Naive formulas lose their
+  // (each element moved by about 2^-(p/2)/3 relative, so that a difference cancels half the
+  // digits). Either way the first argument's NaN and infinities are made 1. Naive formulas lose their
   // accuracy there, which random draws seldom reach; the accuracy oracle judges it.
   void placeAtStressPoints() {
     if constexpr (!kExact) {
@@ -319,19 +329,26 @@ class CaseWriter {
         if (!kind || !node.contains("args") || node["args"].empty()) continue;
         const std::size_t x = node["args"][0];
         const auto stress = ops::stressValues(*kind);
-        if (!stress.empty() && x < inputs && !values_[x].empty() && pick_.percent(50))
+        if (!stress.empty() && x < inputs && !values_[x].empty() && pick_.percent(75)) {
+          makeFinite(values_[x]);
           values_[x][pick_.below(values_[x].size())] = std::string(pick_.pick(stress));
+        }
         if (ops::stressCancellation(*kind) && node["args"].size() == 2 && pick_.percent(75)) {
           const std::size_t y = node["args"][1];
           const bool constant = y >= inputs && constantOp_ && nodes_[y - inputs]["op"] == opName(*constantOp_);
           if (x < inputs && y != x && (y < inputs || constant)) {
-            for (json& value : values_[x])  // a NaN or an infinity would leave nothing to judge
-              if (!std::isfinite(*parseValue<T>(value.get<std::string>()))) value = "1";
+            makeFinite(values_[x]);
             (y < inputs ? values_[y] : nodes_[y - inputs]["attrs"]["values"]) = nearlyEqualValues(values_[x]);
           }
         }
       }
     }
+  }
+
+  // NaN and infinities made 1: at a stress point they would leave nothing to judge.
+  static void makeFinite(json& values) {
+    for (json& value : values)
+      if (!std::isfinite(*parseValue<T>(value.get<std::string>()))) value = "1";
   }
 
   // Each value moved by a third of 2^-(p/2) of itself (p the carrier's precision), rounded, written

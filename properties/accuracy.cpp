@@ -1,6 +1,7 @@
 #include "properties/accuracy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace tc::props {
@@ -22,6 +23,20 @@ Mpfi ulpAt(const Interval& exact, const IeeeFormat& format) {
   long binade = format.minExponent;
   if (!mpfr_zero_p(upperOf(magnitude))) binade = std::max<long>(binade, mpfr_get_exp(upperOf(magnitude)) - 1);
   return powerOfTwo(binade - format.precision + 1);
+}
+
+// One endpoint as a point interval.
+Mpfi endpoint(mpfr_srcptr end) {
+  Mpfi out;
+  mpfi_set_fr(out.backend().data(), end);
+  return out;
+}
+
+// What the budget allows at the exact value: `ulps` ulps of it plus the upper end of `accumulated`.
+Mpfi budgetAt(const Interval& exact, const IeeeFormat& format, double ulps, const Interval* accumulated) {
+  Mpfi allowed = Mpfi(ulps) * ulpAt(exact, format);
+  if (accumulated) allowed = allowed + accumulated->v;
+  return allowed;
 }
 
 // Whether an infinity of this sign is the correctly rounded value of every real in `exact`.
@@ -51,15 +66,33 @@ ElementJudgement judgeElement(double value, const Interval& exact, const IeeeFor
     stand = value > 0 ? threshold : Mpfi(-threshold);
   }
   const Mpfi ulp = ulpAt(exact, format);
-  const Mpfi distance = boost::multiprecision::abs(exact.v - stand);
-  Mpfi allowed = Mpfi(ulpBudget) * ulp;
-  if (accumulated) allowed = allowed + accumulated->v;
+  // From the nearest real the enclosure holds, what the verdict turns on.
+  const Mpfi distance = endpoint(lowerOf(boost::multiprecision::abs(exact.v - stand)));
+  const Mpfi allowed = budgetAt(exact, format, ulpBudget, accumulated);
   const bool within = mpfr_cmp(lowerOf(distance), upperOf(allowed)) <= 0;
-  const Mpfi inUlps = distance / ulp;
   const double ofBudget = mpfr_zero_p(upperOf(distance))  ? 0
                           : mpfr_zero_p(lowerOf(allowed)) ? unbounded
                                                           : mpfr_get_d(upperOf(Mpfi(distance / allowed)), MPFR_RNDU);
-  return {within, mpfr_get_d(upperOf(inUlps), MPFR_RNDU), ofBudget};
+  return {within, mpfr_get_d(upperOf(Mpfi(distance / ulp)), MPFR_RNDU), ofBudget};
+}
+
+Interval widenedByBudget(const Interval& exact, const IeeeFormat& format, double ulps, const Interval* accumulated) {
+  const Mpfi radius = endpoint(upperOf(budgetAt(exact, format, ulps, accumulated)));
+  Mpfi plusOrMinus;
+  mpfi_union(plusOrMinus.backend().data(), Mpfi(-radius).backend().data(), radius.backend().data());
+  return Interval(exact.v + plusOrMinus);
+}
+
+bool withinTermRange(double v, const IeeeFormat& format) {
+  const int range = format.maxExponent / 4;
+  const double magnitude = std::fabs(v);
+  return v == 0 || (magnitude >= std::ldexp(1.0, -range) && magnitude <= std::ldexp(1.0, range));
+}
+
+bool mayHaveUnderflowed(const Interval& term, const IeeeFormat& format) {
+  if (mpfr_zero_p(lowerOf(term.v)) && mpfr_zero_p(upperOf(term.v))) return false;
+  const Mpfi magnitude = boost::multiprecision::abs(term.v);
+  return mpfr_cmp(upperOf(magnitude), upperOf(powerOfTwo(-(format.maxExponent / 4)))) < 0;
 }
 
 }  // namespace tc::props

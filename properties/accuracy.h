@@ -8,12 +8,25 @@
 // its exact value does not exist or cannot be had: an argument that is NaN or infinite, a domain
 // failure on intervals (log of a value ≤ 0, a divisor 0), a value beyond the interval carrier's
 // range, an opaque program (no budget), or attributes or data that are not finite.
+//
+// Backward: a position's gradient is its seed plus the terms of the nodes that read it, so the
+// engine's gradient there is judged against that sum, exact, with each term taken on the engine's
+// own arguments and cotangent at its node, within the sum of the ops' term budgets (γ_k of each
+// term's magnitude, OpBase::termRoundings) and γ_(m−1) of the addends for adding m of them. A term
+// may read any forward value within the forward's budget (so a tanh that rounds to 1 may give the
+// term 0). A gradient is judged only where every term that reaches it is: no opaque program after
+// it, every reader's forward judged, and everything a term reads 0 or within 2^±(emax/4), with its
+// exact value 0 or above 2^-(emax/4) — there no intermediate underflows or overflows, which the
+// budgets do not cover. A gradient that is one term alone is reported under ∂op in the measures.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,13 +59,13 @@ constexpr IeeeFormat ieeeFormatOf() {
 ops::RoundingModel<Interval> roundingModelOf(const IeeeFormat& format);
 
 //! One IEEE value judged against the exact value it stands for: `within` unless every real in
-//! the enclosure lies farther from it than the budget; `ulps`, its distance from the farthest
-//! such real in units in the last place of the exact value (an upper bound; infinite for a NaN
-//! or a wrong infinity).
+//! the enclosure lies farther from it than the budget; `ulps`, its distance from the nearest
+//! such real in units in the last place of the exact value (infinite for a NaN or a wrong
+//! infinity).
 struct ElementJudgement {
   bool within = true;
   double ulps = 0;
-  double ofBudget = 0;  //!< the distance over the budget (an upper bound; above 1 when not within)
+  double ofBudget = 0;  //!< that distance over the budget (above 1 when not within)
 };
 
 //! Judges `value` (a double or a float, exactly as a double) against the exact result enclosed
@@ -64,6 +77,18 @@ ElementJudgement judgeElement(double value, const Interval& exact, const IeeeFor
 
 //! The double nearest the enclosure's midpoint.
 double nearestDouble(const Interval& exact);
+
+//! The reals within the budget of `exact` (`ulps` ulps plus `accumulated`): every value an IEEE
+//! forward judged within it may hold.
+Interval widenedByBudget(const Interval& exact, const IeeeFormat& format, double ulps, const Interval* accumulated);
+
+//! Whether `v` is 0 or of magnitude within 2^±⌊emax/4⌋ (2^±255 in double, 2^±31 in float): a
+//! product of three such values, or a quotient, neither underflows nor overflows.
+bool withinTermRange(double v, const IeeeFormat& format);
+
+//! Whether an exact term, not 0, lies below 2^-⌊emax/4⌋ in magnitude: an IEEE evaluation may have
+//! gone through a subnormal on the way (a sigmoid of −1000 inside a term), beyond what γ_k bounds.
+bool mayHaveUnderflowed(const Interval& term, const IeeeFormat& format);
 
 namespace detail {
 
@@ -138,28 +163,237 @@ std::optional<std::string> unjudgedReason(const Case<F>& c, const IntervalCase<F
   return std::nullopt;
 }
 
-// The failure at element i of node k.
+// What a failure names: where the value is, what it is and what the exact one is.
+struct AccuracyMiss {
+  std::string where;         // "node 5 (exp), element 2"
+  std::size_t position;      // where the engine's value is (node k, or the argument a term reaches)
+  Quantity quantity;         // a forward value, or a gradient
+  std::string budget;        // "2 ulp + [...]"
+  std::set<std::size_t> blamed;
+};
+
 template <class F>
-Verdict accuracyFailure(const Case<F>& c, std::string_view engine, std::size_t k, std::size_t i, F value,
-                        const Interval& exact, double ulpBudget, const Tensor<Interval>& accumulated,
+Verdict accuracyFailure(std::string_view engine, const AccuracyMiss& miss, F value, const Interval& exact,
                         const ElementJudgement& judged) {
-  const Node<F>& node = c.graph.nodeAt(k);
-  std::string budget = fmt::format("{} ulp", ulpBudget);
-  if (!accumulated.values.empty()) budget += " + " + displayInterval(accumulated[i]);
   std::string distance = std::isinf(judged.ulps) ? std::string("unbounded") : fmt::format("{:.4g} ulp", judged.ulps);
+  const bool forward = miss.quantity == Quantity::forwardValues;
   Verdict verdict = Verdict::fail(
-      fmt::format("{}, element {}: {} computes {} where the exact result on its own arguments is {}: {} away, "
-                  "over the budget of {}",
-                  describeNode(c.graph, k), i, engine, displayValue(value), displayInterval(exact), distance, budget),
-      {k});
-  verdict.notes[k] = {noteLine("exact", 5, displayInterval(exact) + "   <- blamed")};
-  // As a forward difference at node k, so that a survey files it under the node's op.
+      fmt::format("{}: {} computes {} where the exact {} on its own {} is {}: {} away, over the budget of {}",
+                  miss.where, engine, displayValue(value), forward ? "result" : "term",
+                  forward ? "arguments" : "arguments and cotangent", displayInterval(exact), distance, miss.budget),
+      miss.blamed);
+  verdict.notes[miss.position] = {noteLine("exact", 5, displayInterval(exact) + "   <- blamed")};
+  // As a difference at the position, so that a survey files it under the op that made the value.
   verdict.leftName = std::string(engine), verdict.rightName = "exact";
-  verdict.quantity = Quantity::forwardValues;
-  verdict.differences = {{k, displayValue(value), displayInterval(exact)}};
+  verdict.quantity = miss.quantity;
+  verdict.differences = {{miss.position, displayValue(value), displayInterval(exact)}};
   verdict.differenceClass = differenceClass(value, static_cast<F>(nearestDouble(exact)));
   return verdict;
 }
+
+// The budget as a failure states it: ulps, plus the accumulated bound when there is one.
+inline std::string budgetText(double ulps, const Interval* accumulated) {
+  std::string budget = fmt::format("{} ulp", ulps);
+  if (accumulated) budget += " + " + displayInterval(*accumulated);
+  return budget;
+}
+
+// Every node's forward value judged on its own arguments, then every gradient that a single
+// term makes (an argument with one use and no seed) judged on the node's arguments and
+// cotangent. Keeps each judged node's forward budget: a term may read any value within it.
+template <class F>
+class AccuracyJudge {
+ public:
+  AccuracyJudge(std::string_view engine, const Case<F>& c, const Context<F>& context)
+      : engine_(engine),
+        c_(c),
+        context_(context),
+        exact_(c),
+        format_(ieeeFormatOf<F>()),
+        model_(roundingModelOf(format_)),
+        points_(context),
+        withinBudget_(c.graph.positionCount()) {}
+
+  std::optional<Verdict> forward() {
+    for (std::size_t k = c_.graph.inputs.size(); k < c_.graph.positionCount() && k < context_.size(); ++k) {
+      const Node<F>& node = c_.graph.nodeAt(k);
+      if (auto reason = unjudgedReason(c_, exact_, k)) {
+        lastReason_ = *reason;
+        continue;
+      }
+      if (!points_.prepare(node.args)) {
+        lastReason_ = "arguments that are NaN or infinite";
+        continue;
+      }
+      auto y = validateAndForward(exact_.graph, points_.points(), exact_.data, k);
+      if (!y || y->shape != context_[k].shape) {  // a shape the engine got wrong is the theorem properties' to judge
+        lastReason_ = y ? "a value of another shape" : "no exact value on intervals";
+        continue;
+      }
+      const double ulps = ops::accuracyUlps(node.op);
+      const Tensor<Interval> accumulated =
+          accumulatedErrorAt(exact_.graph, points_.points(), exact_.data, k, *y, model_);
+      Measure& worst = verdict_.measures[ops::nodeLabel(node.op, node.attrs)];
+      Tensor<Interval> within = *y;
+      for (std::size_t i = 0; i < y->size(); ++i) {
+        const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[i];
+        const F value = context_[k][i];
+        const ElementJudgement judgement = judgeElement(static_cast<double>(value), (*y)[i], format_, ulps, extra);
+        worst.widen({judgement.ulps, judgement.ofBudget});
+        if (!judgement.within)
+          return accuracyFailure(engine_, {fmt::format("{}, element {}", describeNode(c_.graph, k), i), k,
+                                           Quantity::forwardValues, budgetText(ulps, extra), {k}},
+                                 value, (*y)[i], judgement);
+        within[i] = widenedByBudget((*y)[i], format_, ulps, extra);
+      }
+      withinBudget_[k] = std::move(within);
+      ++judged_;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> backward(const Pack<F>& gradients) {
+    std::vector<GradientSum> sums = gradientSums(gradients);
+    for (std::size_t p = 0; p < sums.size() && p < gradients.size(); ++p) {
+      const GradientSum& sum = sums[p];
+      if (sum.blocked || sum.users.empty() || gradients[p].shape != sum.exact.shape) continue;
+      const std::string label = sum.terms == 1 && !sum.seeded ? "∂" + labelAt(sum.users.front()) : "";
+      for (std::size_t i = 0; i < sum.exact.size(); ++i) {
+        if (sum.mayUnderflow[i]) continue;
+        const F value = gradients[p][i];
+        const ElementJudgement judgement =
+            judgeElement(static_cast<double>(value), sum.exact[i], format_, 0, &sum.bound[i]);
+        if (!label.empty()) verdict_.measures[label].widen({judgement.ulps, judgement.ofBudget});
+        if (!judgement.within) return termFailure(p, i, sum, value, judgement);
+      }
+      ++judged_;
+    }
+    return std::nullopt;
+  }
+
+  Verdict verdict() const {
+    if (judged_ == 0) return Verdict::skip(fmt::format("no node to judge (last: {})", lastReason_));
+    return verdict_;
+  }
+
+ private:
+  // A position's gradient as the exact sum of the terms that reach it (and its seed), with the
+  // budget of an IEEE evaluation: each term's, and γ_m of the addends' magnitudes for adding them
+  // in any order. Blocked where a term that reaches it cannot be judged.
+  struct GradientSum {
+    Tensor<Interval> exact, bound, magnitude;
+    std::vector<bool> mayUnderflow;
+    std::vector<std::size_t> users;
+    std::size_t terms = 0;
+    bool seeded = false;
+    bool blocked = false;
+  };
+
+  std::vector<GradientSum> gradientSums(const Pack<F>& gradients) const {
+    std::vector<GradientSum> sums(c_.graph.positionCount());
+    for (std::size_t p = 0; p < sums.size(); ++p) addSeed(sums[p], p);
+    for (std::size_t k = c_.graph.inputs.size(); k < c_.graph.positionCount(); ++k) {
+      const Node<F>& node = c_.graph.nodeAt(k);
+      if (ops::isDense(node.op)) {  // its program reaches every earlier position
+        for (std::size_t p = 0; p < k; ++p) sums[p].blocked = true;
+        continue;
+      }
+      if (!ops::hasTerms(node.op)) continue;
+      if (!withinBudget_[k] || k >= gradients.size() || !termsReadSafeValues(k, gradients[k])) {
+        for (std::size_t p : node.args) sums[p].blocked = true;
+        continue;
+      }
+      const Tensor<Interval> ct = mapTensor<Interval>(gradients[k], [](F v) { return *exactPoint(v); });
+      const TermsAndError<Interval> terms =
+          termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
+      for (std::size_t t = 0; t < terms.terms.size(); ++t)
+        addTerm(sums[node.args[terms.terms[t].arg]], k, terms.terms[t].value, terms.error[t].value);
+    }
+    for (GradientSum& sum : sums) {
+      const std::size_t additions = sum.terms + (sum.seeded ? 1 : 0);
+      if (additions < 2) continue;
+      const Interval gamma = model_.gamma(Carrier<Interval>::fromInt(static_cast<std::int64_t>(additions - 1)));
+      for (std::size_t i = 0; i < sum.bound.size(); ++i) sum.bound[i] = sum.bound[i] + gamma * sum.magnitude[i];
+    }
+    return sums;
+  }
+
+  void addSeed(GradientSum& sum, std::size_t p) const {
+    const Shape& shape = c_.graph.shapeAt(p);
+    sum.exact = sum.bound = sum.magnitude = kernels::zeros<Interval>(shape);
+    sum.mayUnderflow.assign(elementCount(shape), false);
+    if (p >= c_.seeds.size() || unseeded(p)) return;
+    if (!finiteTensor(c_.seeds[p]) || c_.seeds[p].shape != shape) {
+      sum.blocked = true;
+      return;
+    }
+    sum.seeded = true;
+    sum.exact = mapTensor<Interval>(c_.seeds[p], [](F v) { return *exactPoint(v); });
+    sum.magnitude = ops::absolute(sum.exact);
+  }
+
+  void addTerm(GradientSum& sum, std::size_t k, const Tensor<Interval>& term, const Tensor<Interval>& error) const {
+    if (sum.blocked || term.shape != sum.exact.shape) {
+      sum.blocked = true;
+      return;
+    }
+    for (std::size_t i = 0; i < term.size(); ++i) {
+      sum.exact[i] = sum.exact[i] + term[i];
+      sum.bound[i] = sum.bound[i] + error[i];
+      sum.magnitude[i] = sum.magnitude[i] + Carrier<Interval>::abs(term[i]) + error[i];
+      if (mayHaveUnderflowed(term[i], format_)) sum.mayUnderflow[i] = true;
+    }
+    if (std::find(sum.users.begin(), sum.users.end(), k) == sum.users.end()) sum.users.push_back(k);
+    ++sum.terms;
+  }
+
+  std::string labelAt(std::size_t k) const { return ops::nodeLabel(c_.graph.nodeAt(k).op, c_.graph.nodeAt(k).attrs); }
+
+  Verdict termFailure(std::size_t p, std::size_t i, const GradientSum& sum, F value,
+                      const ElementJudgement& judgement) const {
+    std::vector<std::string> users;
+    for (std::size_t k : sum.users) users.push_back(describeNode(c_.graph, k));
+    std::string what = sum.terms == 1 && !sum.seeded
+                           ? fmt::format("{}'s term for position {}, element {}", users.front(), p, i)
+                           : fmt::format("position {}'s gradient, element {}, the sum of {} terms of {}{}", p, i,
+                                         sum.terms, fmt::join(users, ", "), sum.seeded ? " and its seed" : "");
+    std::set<std::size_t> blamed(sum.users.begin(), sum.users.end());
+    blamed.insert(p);
+    return accuracyFailure(engine_, {std::move(what), p, Quantity::gradients, budgetText(0, &sum.bound[i]), blamed},
+                           value, sum.exact[i], judgement);
+  }
+
+  // Whether every value the node's terms read — its arguments, its forward value and its
+  // cotangent — is 0 or within 2^±(emax/4), so that no intermediate of a term (a product of up to
+  // three such values, a quotient, a sum) underflows or overflows: the budgets assume neither.
+  bool termsReadSafeValues(std::size_t k, const Tensor<F>& ct) const {
+    auto safe = [&](const Tensor<F>& x) {
+      return std::all_of(x.values.begin(), x.values.end(),
+                         [&](F v) { return withinTermRange(static_cast<double>(v), format_); });
+    };
+    const std::vector<std::size_t>& args = c_.graph.nodeAt(k).args;
+    return safe(ct) && safe(context_[k]) &&
+           std::all_of(args.begin(), args.end(), [&](std::size_t p) { return safe(context_[p]); });
+  }
+
+  bool unseeded(std::size_t p) const {
+    if (p >= c_.seeds.size()) return true;
+    const auto& v = c_.seeds[p].values;
+    return std::all_of(v.begin(), v.end(), [](F s) { return s == F(0); });
+  }
+
+  std::string_view engine_;
+  const Case<F>& c_;
+  const Context<F>& context_;
+  const IntervalCase<F> exact_;
+  const IeeeFormat format_;
+  const ops::RoundingModel<Interval> model_;
+  PointContext<F> points_;
+  std::vector<std::optional<Tensor<Interval>>> withinBudget_;
+  Verdict verdict_ = Verdict::pass();
+  std::size_t judged_ = 0;
+  std::string lastReason_ = "no node";
+};
 
 }  // namespace detail
 
@@ -170,46 +404,12 @@ Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
       return Verdict::skip("an opaque program without an interval definition");
   auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   if (!execution) return Verdict::skip("the forward failed (the theorem properties judge its error)");
-  const Context<F>& context = (*execution)->context();
-  const detail::IntervalCase<F> exact(c);
-  const IeeeFormat format = ieeeFormatOf<F>();
-  const ops::RoundingModel<Interval> model = roundingModelOf(format);
-  detail::PointContext<F> points(context);
-  Verdict verdict = Verdict::pass();
-  std::size_t judged = 0;
-  std::string lastReason = "no node";
-  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount() && k < context.size(); ++k) {
-    const Node<F>& node = c.graph.nodeAt(k);
-    if (auto reason = detail::unjudgedReason(c, exact, k)) {
-      lastReason = *reason;
-      continue;
-    }
-    if (!points.prepare(node.args)) {
-      lastReason = "arguments that are NaN or infinite";
-      continue;
-    }
-    auto y = validateAndForward(exact.graph, points.points(), exact.data, k);
-    if (!y || y->shape != context[k].shape) {  // a shape the engine got wrong is the theorem properties' to judge
-      lastReason = y ? "a value of another shape" : "no exact value on intervals";
-      continue;
-    }
-    const double ulpBudget = ops::accuracyUlps(node.op);
-    const Tensor<Interval> accumulated = accumulatedErrorAt(exact.graph, points.points(), exact.data, k, *y, model);
-    const std::string label = ops::nodeLabel(node.op, node.attrs);
-    Measure& worst = verdict.measures[label];
-    for (std::size_t i = 0; i < y->size(); ++i) {
-      const F value = context[k][i];
-      const ElementJudgement judgement =
-          judgeElement(static_cast<double>(value), (*y)[i], format, ulpBudget,
-                       accumulated.values.empty() ? nullptr : &accumulated[i]);
-      worst.widen({judgement.ulps, judgement.ofBudget});
-      if (!judgement.within)
-        return detail::accuracyFailure(c, subject.engine.name(), k, i, value, (*y)[i], ulpBudget, accumulated, judgement);
-    }
-    ++judged;
+  detail::AccuracyJudge<F> judge(subject.engine.name(), c, (*execution)->context());
+  if (auto failure = judge.forward()) return *failure;
+  if (auto dense = (*execution)->backwardDense(c.seeds)) {  // its failure is the theorem properties' to judge
+    if (auto failure = judge.backward(*dense)) return *failure;
   }
-  if (judged == 0) return Verdict::skip(fmt::format("no node to judge (last: {})", lastReason));
-  return verdict;
+  return judge.verdict();
 }
 
 }  // namespace tc::props

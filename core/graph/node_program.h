@@ -80,6 +80,22 @@ template <class T>
 Tensor<T> accumulatedErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                              std::size_t position, const Tensor<T>& y, const ops::RoundingModel<T>& model);
 
+//! A compact node's terms and what an IEEE evaluation of each may err by (ops::termError), in
+//! the same order.
+template <class T>
+struct TermsAndError {
+  Terms<T> terms;
+  Terms<T> error;
+};
+
+//! The terms of the compact node at `position` for the argument values in `context`, a forward
+//! value `y` (which may enclose more than the node's exact value) and the cotangent `ct`, with
+//! their error bounds for the IEEE format `model` describes. Instantiated for the interval carrier.
+template <class T>
+TermsAndError<T> termsAndErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                                 std::size_t position, const Tensor<T>& y, const Tensor<T>& ct,
+                                 const ops::RoundingModel<T>& model);
+
 //! "node 5 (log)", "node 5 (opaque const3)": how every message names a node.
 inline std::string describeNode(std::size_t position, std::string_view label) {
   return fmt::format("node {} ({})", position, label);

@@ -156,6 +156,19 @@ Tensor<T> accumulatedErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> c
 }
 
 template <class T>
+TermsAndError<T> termsAndErrorAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                                 std::size_t position, const Tensor<T>& y, const Tensor<T>& ct,
+                                 const ops::RoundingModel<T>& model) {
+  const Node<T>& node = graph.nodeAt(position);
+  auto args = detail::argumentValues(node, context);
+  const OpCall<T> call = callOf<T>(graph, node, args, data);
+  TermsAndError<T> out;
+  nodeTerms(node.op, call, y, ct, out.terms);
+  out.error = ops::termError(node.op, call, y, ct, model);
+  return out;
+}
+
+template <class T>
 bool atKink(const Graph<T>& graph, const Context<T>& context, const Data<T>& data, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, std::span<const Tensor<T>>(context));

@@ -6,4 +6,7 @@ TAPECHECK_INSTANTIATE_CORE(Interval)
 template Tensor<Interval> accumulatedErrorAt<Interval>(const Graph<Interval>&, std::span<const Tensor<Interval>>,
                                                        const Data<Interval>&, std::size_t, const Tensor<Interval>&,
                                                        const ops::RoundingModel<Interval>&);
+template TermsAndError<Interval> termsAndErrorAt<Interval>(const Graph<Interval>&, std::span<const Tensor<Interval>>,
+                                                            const Data<Interval>&, std::size_t, const Tensor<Interval>&,
+                                                            const Tensor<Interval>&, const ops::RoundingModel<Interval>&);
 }  // namespace tc

@@ -46,6 +46,10 @@ struct RoundingModel {
 //! promise 1.0 ulp.
 inline constexpr double kLibmUlps = 2;
 
+//! A value within kLibmUlps of the exact one, as roundings in a row: an ulp is at most 2u
+//! relative, and (1 + 2u)^m ≤ (1 + u)^(2m) (Higham, Lemma 3.1, counts roundings so).
+inline constexpr std::size_t kLibmRoundings = static_cast<std::size_t>(2 * kLibmUlps);
+
 //! Elementwise |x| (on the carriers with abs: the bounds are computed on intervals).
 template <class T>
 Tensor<T> absolute(const Tensor<T>& x) {
@@ -54,27 +58,59 @@ Tensor<T> absolute(const Tensor<T>& x) {
   return out;
 }
 
+// The call `c` with every argument replaced by its absolute value.
+template <class T>
+class AbsoluteCall {
+ public:
+  AbsoluteCall(const AbsoluteCall&) = delete;  // the call points into absolutes_
+  explicit AbsoluteCall(const OpCall<T>& c) : c_(c) {
+    absolutes_.reserve(c.args.size());
+    for (const Tensor<T>* arg : c.args) absolutes_.push_back(absolute(*arg));
+    for (const Tensor<T>& a : absolutes_) pointers_.push_back(&a);
+  }
+  OpCall<T> call() const {
+    return OpCall<T>{c_.attrs, c_.shape, {pointers_.data(), pointers_.size()}, c_.schema, c_.data, c_.conventions};
+  }
+
+ private:
+  const OpCall<T>& c_;
+  std::vector<Tensor<T>> absolutes_;
+  ArgValues<T> pointers_;
+};
+
 //! Op's forward on the absolute values of its arguments: Σ|x| for a sum, |A|·|B| for a product,
 //! the magnitude the error bound of a sum of n terms scales with.
 template <class Op, class T>
 Tensor<T> forwardOnAbsolute(const OpCall<T>& c) {
-  std::vector<Tensor<T>> absolutes;
-  absolutes.reserve(c.args.size());
-  for (const Tensor<T>* arg : c.args) absolutes.push_back(absolute(*arg));
-  ArgValues<T> pointers;
-  for (const Tensor<T>& a : absolutes) pointers.push_back(&a);
-  return Op::forward(OpCall<T>{c.attrs, c.shape, {pointers.data(), pointers.size()}, c.schema, c.data, c.conventions});
+  return Op::forward(AbsoluteCall<T>(c).call());
+}
+
+//! M ↦ γ_k·M + k·η on every element: the error of k roundings in a row on the way to a value of
+//! magnitude M, each erring by u relative, or (when they may `underflow`) by η absolutely among
+//! the subnormals (Higham, §2.1 and Lemma 3.1).
+template <class T>
+Tensor<T> roundingsBound(Tensor<T> magnitude, std::size_t k, const RoundingModel<T>& model, bool underflow = true) {
+  const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(k));
+  const T gamma = model.gamma(count), absolute = underflow ? count * model.eta : zero<T>();
+  for (T& v : magnitude.values) v = gamma * v + absolute;
+  return magnitude;
 }
 
 //! γ_k·M + k·η per element of M = forwardOnAbsolute: a sum of k terms (rounded products when
 //! `products`, whose underflow each adds η) computed in any order (Higham, §3.1).
 template <class Op, class T>
 Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model, bool products) {
-  const T terms = Carrier<T>::fromInt(static_cast<std::int64_t>(k));
-  const T gamma = model.gamma(terms), underflow = products ? terms * model.eta : zero<T>();
-  Tensor<T> bound = forwardOnAbsolute<Op>(c);
-  for (T& v : bound.values) v = gamma * v + underflow;
-  return bound;
+  return roundingsBound(forwardOnAbsolute<Op>(c), k, model, products);
+}
+
+//! Op's terms on the absolute values of its arguments, output and cotangent, made absolute:
+//! |ct|·|B|ᵀ for a product's, Σ|ct| for a broadcast's — the magnitude the rounding error of a
+//! term that sums products scales with (Higham, §3.1). Only for terms without subtraction or
+//! branches on the sign of a value.
+template <class Op, class T>
+void termsOnAbsolute(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+  Op::terms(AbsoluteCall<T>(c).call(), absolute(y), absolute(ct), out);
+  for (Term<T>& term : out) term.value = absolute(term.value);
 }
 
 }  // namespace tc::ops

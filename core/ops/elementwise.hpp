@@ -51,6 +51,13 @@ struct OpBase {
   //! nothing (an empty tensor); the ops that accumulate sums state theirs.
   template <class T>
   static Tensor<T> accumulatedError(const OpCall<T>&, const Tensor<T>& /*y*/, const RoundingModel<T>&) { return {}; }
+  //! The accuracy budget of the op's IEEE terms (docs/semantics.md §2.6): how many roundings an
+  //! evaluation of an element of a term makes in a row, a libm call within 2 ulp counting as 4 and
+  //! a sum of n addends as n − 1; each errs by at most u relative to the term's magnitude (its
+  //! absolute value, or what `termMagnitude` says for terms that sum or cancel). The term may read
+  //! any forward value within the forward's budget. Ops whose count depends on the shapes or the
+  //! argument state `termRoundingsAt(call, arg)` instead. Default: one (a single product).
+  static constexpr std::size_t termRoundings = 1;
   //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
   //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.
   static int degree(std::span<const int> args) {
@@ -126,6 +133,7 @@ bool anyZero(const Tensor<T>& x) {
 
 struct Add : BinaryBase {
   static constexpr std::string_view label = "add";
+  static constexpr std::size_t termRoundings = 0;  // ±ct
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a + b; }); }
@@ -138,6 +146,7 @@ struct Add : BinaryBase {
 
 struct Sub : BinaryBase {
   static constexpr std::string_view label = "sub";
+  static constexpr std::size_t termRoundings = 0;  // ±ct
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) { return zip(c.arg(0), c.arg(1), [](const T& a, const T& b) { return a - b; }); }
@@ -168,6 +177,9 @@ struct Div : BinaryBase, ProductDegree {
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
   static constexpr std::size_t domainArgument = 1;
+  //! ct/b: one rounding; −ct·a/b²: three, in any order (PyTorch's −ct·((a/b)/b) too).
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>&, std::size_t arg) { return arg == 0 ? 1 : 3; }
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     if ((Carrier<T>::caps.exact || TC_MUTANT(41)) && anyZero(c.arg(1))) return "divisor contains 0";
@@ -191,6 +203,7 @@ struct Select : BinaryBase {
   static constexpr std::string_view label = Wins::label;
   static constexpr Requirement needs = Requirement::orderedField;
   static constexpr double accuracyUlps = 0;  // one of the arguments: exact
+  static constexpr std::size_t termRoundings = 0;  // ct, 0 or ct/2 (exact: ct is not subnormal where terms are judged)
   //! The terms at a tie a = b: ct/2 to each (the specification's), ct to the first argument
   //! only, or ct to both.
   static constexpr std::array<std::string_view, 3> kinkChoices{"split", "first", "both"};
@@ -248,6 +261,7 @@ using Min = Select<Less>;
 
 struct Neg : PointwiseUnary<Neg> {
   static constexpr std::string_view label = "neg";
+  static constexpr std::size_t termRoundings = 0;  // −ct
   static constexpr double accuracyUlps = 0;  // a sign change: exact
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
@@ -296,6 +310,7 @@ struct Scale : UnaryBase, ScaledDegree {
 
 struct Inv : PointwiseUnary<Inv> {
   static constexpr std::string_view label = "inv";
+  static constexpr std::size_t termRoundings = 2;  // −ct/(x·x), or −ct·y·y
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
   static constexpr std::size_t domainArgument = 0;
@@ -315,6 +330,7 @@ struct Inv : PointwiseUnary<Inv> {
 
 struct Relu : UnaryBase {
   static constexpr std::string_view label = "relu";
+  static constexpr std::size_t termRoundings = 0;  // ct or 0
   static constexpr double accuracyUlps = 0;  // a copy or 0: exact
   static constexpr Requirement needs = Requirement::ordered;
   //! The term at x = 0: the carrier's zero (the specification's), or ct.
@@ -343,6 +359,7 @@ struct Relu : UnaryBase {
 
 struct Abs : PointwiseUnary<Abs> {
   static constexpr std::string_view label = "abs";
+  static constexpr std::size_t termRoundings = 0;  // ±ct or 0
   static constexpr double accuracyUlps = 0;  // a sign change: exact
   static constexpr Requirement needs = Requirement::ordered;
   template <class T>
@@ -377,6 +394,7 @@ struct Abs : PointwiseUnary<Abs> {
 
 struct Clamp : UnaryBase {
   static constexpr std::string_view label = "clamp";
+  static constexpr std::size_t termRoundings = 0;  // ct or 0
   static constexpr double accuracyUlps = 0;  // a copy of x or a bound: exact
   template <class T>
   static constexpr std::array<AttrSpec<T>, 2> attributes{{{"lo", &Attrs<T>::lo}, {"hi", &Attrs<T>::hi}}};
@@ -479,6 +497,13 @@ struct Tanh : PointwiseUnary<Tanh> {
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
+  //! ct·(1 − y²): three roundings, and 1 − y² cancels near |y| = 1, so they are relative to
+  //! |ct|·(1 + y²). (Where tanh rounds to ±1 the term may be 0: y within its budget holds 1.)
+  static constexpr std::size_t termRoundings = 3;
+  template <class T>
+  static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return Carrier<T>::abs(g) * (one<T>() + t * t); })});
+  }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - (TC_MUTANT(48) ? t : t * t)); })});
@@ -507,10 +532,21 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(49) ? s : s * (one<T>() - s)); })});
   }
+  //! ct·y·(1 − y): three roundings, relative to |ct|·|y|·(1 + |y|) (1 − y cancels near y = 1).
+  static constexpr std::size_t termRoundings = 3;
+  template <class T>
+  static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    out.push_back({0, zip(ct, y, [](const T& g, const T& s) {
+                     const T a = Carrier<T>::abs(s);
+                     return Carrier<T>::abs(g) * a * (one<T>() + a);
+                   })});
+  }
 };
 
 struct Softplus : PointwiseUnary<Softplus> {
   static constexpr std::string_view label = "softplus";
+  //! ct·sigmoid(x): sigmoid within its 8 ulp (16 roundings), then a product.
+  static constexpr std::size_t termRoundings = 17;
   //! As written below: exp errs by ≤ 2 ulp (≤ 4u relative), log1p by 2 ulp more, and log1p's
   //! condition number is ≤ 1 on (0, 1]: ≤ 8u, then x + ... adds u: ≤ 9 ulp. The other stable form,
   //! log1p(exp(x)) for any x below a threshold (PyTorch's, up to x = 20), has log1p's condition
@@ -528,12 +564,16 @@ struct Softplus : PointwiseUnary<Softplus> {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return g * Sigmoid::apply(TC_MUTANT(50) ? -x : x); })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
+                     if (TC_MUTANT(61)) return g * (Carrier<T>::exp(x) / (one<T>() + Carrier<T>::exp(x)));
+                     return g * Sigmoid::apply(TC_MUTANT(50) ? -x : x);
+                   })});
   }
 };
 
 struct Sin : PointwiseUnary<Sin> {
   static constexpr std::string_view label = "sin";
+  static constexpr std::size_t termRoundings = kLibmRoundings + 1;  // a libm call and a product
   static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
@@ -548,6 +588,7 @@ struct Sin : PointwiseUnary<Sin> {
 
 struct Cos : PointwiseUnary<Cos> {
   static constexpr std::string_view label = "cos";
+  static constexpr std::size_t termRoundings = kLibmRoundings + 1;  // a libm call and a product
   static constexpr double accuracyUlps = kLibmUlps;
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>

@@ -158,6 +158,33 @@ Tensor<T> accumulatedError(OpKind kind, const OpCall<T>& call, const Tensor<T>& 
   return visitSupportedOp<T, Tensor<T>>(kind, [&](auto op) { return decltype(op)::accumulatedError(call, y, model); });
 }
 
+//! What an IEEE evaluation of the node's terms may err by, per argument its terms reach and per
+//! element (OpBase::termRoundings): γ_k times the terms' magnitude, plus k·η, computed on an
+//! enclosing carrier T from the arguments, a forward value `y` and the cotangent `ct`.
+template <class T>
+Terms<T> termError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const Tensor<T>& ct,
+                   const RoundingModel<T>& model) {
+  return visitSupportedOp<T, Terms<T>>(kind, [&](auto op) {
+    using Op = decltype(op);
+    Terms<T> bounds;
+    if constexpr (requires { Op::termMagnitude(call, y, ct, bounds); }) {
+      Op::termMagnitude(call, y, ct, bounds);
+    } else if constexpr (requires { Op::termsSum; }) {
+      termsOnAbsolute<Op>(call, y, ct, bounds);
+    } else {
+      Op::terms(call, y, ct, bounds);
+      for (Term<T>& term : bounds) term.value = absolute(term.value);
+    }
+    for (Term<T>& term : bounds) {
+      std::size_t roundings = 0;
+      if constexpr (requires { Op::termRoundingsAt(call, std::size_t{}); }) roundings = Op::termRoundingsAt(call, term.arg);
+      else roundings = Op::termRoundings;
+      term.value = roundingsBound(std::move(term.value), roundings, model);
+    }
+    return bounds;
+  });
+}
+
 //! Where a naive formula for the op loses accuracy (OpBase::stressValues, stressCancellation).
 constexpr std::span<const std::string_view> stressValues(OpKind kind) {
   return visitOp(kind, [](auto op) { return std::span<const std::string_view>(decltype(op)::stressValues); });

@@ -17,6 +17,7 @@ Tensor<T> scalar(T value) {
 struct Sum : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum";
+  static constexpr std::size_t termRoundings = 0;  // copies of ct
   static constexpr Requirement needs = Requirement::ring;
   static constexpr double accuracyUlps = 0;
   template <class T>
@@ -40,6 +41,7 @@ struct Sum : UnaryBase {
 struct SumAxis : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "sum_axis";
+  static constexpr std::size_t termRoundings = 0;  // copies of ct
   static constexpr double accuracyUlps = 0;
   template <class T>
   static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
@@ -96,6 +98,7 @@ struct Mean : UnaryBase, ScaledDegree {
   static constexpr std::string_view family = "reduction";
   using ScaledDegree::degree;
   static constexpr std::string_view label = "mean";
+  static constexpr std::size_t termRoundings = 2;  // ct/n, or ct times a rounded 1/n
   static constexpr Requirement needs = Requirement::field;
   //! The sum's γ_n and one rounding more for the division (or two: a product with a rounded 1/n),
   //! and half an ulp for a quotient among the subnormals.
@@ -177,6 +180,13 @@ struct Matmul : OpBase, ProductDegree {
   }
   // A vector right operand is a [k, 1] matrix whose product with ct has no inner sum.
   static std::size_t columns(const Shape& b) { return b.size() == 2 ? b[1] : 1; }
+  //! ct·bᵀ sums n products per element, aᵀ·ct m: n and m roundings, relative to the terms on
+  //! absolute values.
+  static constexpr bool termsSum = true;
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t arg) {
+    return arg == 0 ? columns(c.arg(1).shape) : c.arg(0).shape[0];
+  }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const Tensor<T>& a = c.arg(0);
@@ -213,6 +223,7 @@ struct Matmul : OpBase, ProductDegree {
 struct Transpose : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "transpose";
+  static constexpr std::size_t termRoundings = 0;  // a copy of ct
   static constexpr double accuracyUlps = 0;  // a copy: exact
   static constexpr Signature signature = Signature::matrix;
   static constexpr Requirement needs = Requirement::ring;
@@ -240,6 +251,12 @@ struct Transpose : UnaryBase {
 struct Linear : OpBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "linear";
+  //! ct ⊗ x: one rounding; Wᵀ·ct sums m products per element: m; the bias's ct: none.
+  static constexpr bool termsSum = true;
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t arg) {
+    return arg == 0 ? 1 : arg == 1 ? c.arg(0).shape[0] : 0;
+  }
   static constexpr double accuracyUlps = 0;
   //! k products and the bias: a sum of k + 1 terms.
   template <class T>
@@ -295,6 +312,9 @@ struct MseLoss : BinaryBase, ProductDegree {
   static constexpr std::string_view family = "reduction";
   using ProductDegree::degree;
   static constexpr std::string_view label = "mse_loss";
+  //! ct·2·(a − b)/n: a − b, the product and the division (two with a rounded 2/n) round; none
+  //! of them cancels.
+  static constexpr std::size_t termRoundings = 4;
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool stressCancellation = true;
   //! Each term (a − b)² errs by ≤ 3u relative (γ_3), the sum of n nonnegative terms adds γ_(n−1)
@@ -385,6 +405,21 @@ struct SoftmaxRows {
 struct SoftmaxLast : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "softmax_last";
+  //! y·(ct − Σ ct·y) over a row of n: the sum of n products rounds n times, the difference
+  //! and the product once each, relative to |y|·(|ct| + Σ|ct|·|y|) (the difference cancels).
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t) { return c.arg(0).shape.back() + 2; }
+  template <class T>
+  static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> m = zeros<T>(y.shape);
+    SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
+      T inner = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) inner = inner + Carrier<T>::abs(ct[start + i] * y[start + i]);
+      for (std::size_t i = 0; i < n; ++i)
+        m[start + i] = Carrier<T>::abs(y[start + i]) * (Carrier<T>::abs(ct[start + i]) + inner);
+    });
+    out.push_back({0, std::move(m)});
+  }
   static constexpr double accuracyUlps = 0;
   //! Without the shift by the row's maximum exp overflows at 1000, and exp(−1000) underflows.
   static constexpr std::array<std::string_view, 2> stressValues{"1000", "-1000"};
@@ -434,6 +469,23 @@ struct SoftmaxLast : UnaryBase {
 struct LogSoftmaxLast : UnaryBase {
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "log_softmax_last";
+  //! ct − exp(y)·Σct over a row of n: the sum rounds n − 1 times, exp counts as a libm call,
+  //! the product and the difference once each, relative to |ct| + exp(y)·Σ|ct| (it cancels).
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t) {
+    return c.arg(0).shape.back() + 1 + kLibmRoundings;
+  }
+  template <class T>
+  static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+    Tensor<T> m = zeros<T>(y.shape);
+    SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
+      T total = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) total = total + Carrier<T>::abs(ct[start + i]);
+      for (std::size_t i = 0; i < n; ++i)
+        m[start + i] = Carrier<T>::abs(ct[start + i]) + Carrier<T>::exp(y[start + i]) * total;
+    });
+    out.push_back({0, std::move(m)});
+  }
   //! Absolutely, per row of n with range R, at element i with d = x_i − max: d errs by ≤ u·|d|;
   //! the total of the exps by ≤ (R + 4 + n − 1)·u relative (as in softmax_last), which the log
   //! turns into as much absolutely; the log's own 2 ulp add ≤ 4u·ln n (the total lies in [1, n]);
@@ -475,13 +527,18 @@ struct LogSoftmaxLast : UnaryBase {
   }
   // dx = ct − exp(y) · Σ ct per row.
   template <class T>
-  static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
+  static void terms(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(y.shape);
     SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
       T total = zero<T>();
       for (std::size_t i = 0; i < n; ++i) total = total + ct[start + i];
-      for (std::size_t i = 0; i < n; ++i)
-        g[start + i] = ct[start + i] - (TC_MUTANT(54) ? y[start + i] : Carrier<T>::exp(y[start + i])) * total;
+      T naiveTotal = zero<T>();  // the fault's softmax denominator
+      if (TC_MUTANT(60))
+        for (std::size_t i = 0; i < n; ++i) naiveTotal = naiveTotal + Carrier<T>::exp(c.arg(0)[start + i]);
+      for (std::size_t i = 0; i < n; ++i) {
+        const T softmax = TC_MUTANT(60) ? Carrier<T>::exp(c.arg(0)[start + i]) / naiveTotal : Carrier<T>::exp(y[start + i]);
+        g[start + i] = ct[start + i] - (TC_MUTANT(54) ? y[start + i] : softmax) * total;
+      }
     });
     out.push_back({0, std::move(g)});
   }

@@ -10,6 +10,7 @@ namespace tc::ops {
 struct Reshape : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "reshape";
+  static constexpr std::size_t termRoundings = 0;  // copies of ct
   static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::reshape;
   template <class T>
@@ -35,6 +36,13 @@ struct Reshape : UnaryBase {
 struct Broadcast : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "broadcast";
+  //! Each element's term sums its copies' cotangents: one rounding fewer than copies.
+  static constexpr bool termsSum = true;
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t) {
+    const std::size_t copies = elementCount(c.shape) / std::max<std::size_t>(c.arg(0).size(), 1);
+    return copies > 0 ? copies - 1 : 0;
+  }
   static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::broadcast;
   template <class T>
@@ -71,6 +79,7 @@ struct Broadcast : UnaryBase {
 struct Concat0 : OpBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "concat0";
+  static constexpr std::size_t termRoundings = 0;  // copies of ct
   static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::concat;
   static constexpr std::size_t arity = 2;
@@ -106,6 +115,7 @@ struct Concat0 : OpBase {
 struct Slice0 : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "slice0";
+  static constexpr std::size_t termRoundings = 0;  // copies of ct
   static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::leadingAxis;
   template <class T>
@@ -211,6 +221,10 @@ struct Mask : UnaryBase, ScaledDegree {
 struct Gather0 : UnaryBase {
   static constexpr std::string_view family = "structural";
   static constexpr std::string_view label = "gather0";
+  //! A row gathered r times sums r cotangent rows: at most one rounding fewer than the list's length.
+  static constexpr bool termsSum = true;
+  template <class T>
+  static std::size_t termRoundingsAt(const OpCall<T>& c, std::size_t) { return rowsOf(c).size() - 1; }
   static constexpr double accuracyUlps = 0;  // copies: exact
   static constexpr Signature signature = Signature::leadingAxis;
   //! A key of the data schema's index lists.

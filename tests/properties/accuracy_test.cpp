@@ -144,6 +144,112 @@ TEST(AccuracyProperty, NodesWithoutAnExactValueAreNotJudged) {
   EXPECT_NE(verdict.skipped.find("NaN or infinite"), std::string::npos) << verdict.skipped;
 }
 
+TEST(JudgeElement, TheBudgetWidensAnEnclosureByItsUpperEnd) {
+  const Interval within = props::widenedByBudget(exactly(1.0), kDouble, 2, nullptr);  // ulp(1) = 2^-52
+  EXPECT_TRUE(props::judgeElement(1.0 + 0x1p-51, within, kDouble, 0, nullptr).within);
+  EXPECT_FALSE(props::judgeElement(1.0 + 0x1p-50, within, kDouble, 0, nullptr).within);
+  const Interval extra = exactly(0x1p-40);
+  EXPECT_TRUE(props::judgeElement(1.0 + 0x1p-40, props::widenedByBudget(exactly(1.0), kDouble, 0, &extra), kDouble, 0,
+                                  nullptr).within);
+}
+
+TEST(JudgeElement, TermsAreJudgedWhereNoIntermediateUnderflows) {
+  EXPECT_TRUE(props::withinTermRange(0.0, kDouble));
+  EXPECT_TRUE(props::withinTermRange(-0x1p255, kDouble));
+  EXPECT_FALSE(props::withinTermRange(0x1p256, kDouble));
+  EXPECT_FALSE(props::withinTermRange(0x1p-256, kDouble));
+  EXPECT_FALSE(props::withinTermRange(NAN, kDouble));
+  EXPECT_FALSE(props::withinTermRange(1e10, props::ieeeFormatOf<float>()));  // 2^±31 in float
+  EXPECT_FALSE(props::mayHaveUnderflowed(exactly(0), kDouble));
+  EXPECT_FALSE(props::mayHaveUnderflowed(exactly(0x1p-255), kDouble));
+  EXPECT_TRUE(props::mayHaveUnderflowed(exactly(0x1p-256), kDouble));
+}
+
+// tanh of an input with one use and no seed: its gradient is the term ct·(1 − y²).
+const Case<double>& tanhCase() {
+  static const Case<double> c = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [3]}],
+    "nodes": [{"op": "tanh", "args": [0]}], "values": [["40", "0.5", "-3"]]})");
+  return c;
+}
+
+// The reference's gradients with element i at `position` moved by `steps` representable values.
+testing::RewrittenContextEngine gradientPlantedAt(std::size_t position, std::size_t i, int steps) {
+  return testing::RewrittenContextEngine(
+      "planted", [](const Graph<double>&, Context<double>&) {},
+      [=](const Graph<double>&, Pack<double>& gradients) {
+        double& v = gradients[position][i];
+        for (int s = 0; s < std::abs(steps); ++s) v = std::nextafter(v, steps > 0 ? INFINITY : -INFINITY);
+      });
+}
+
+TEST(AccuracyProperty, TermsAreJudgedOnTheEnginesArgumentsAndCotangent) {
+  props::Verdict verdict = props::accuracy<double>(gradientPlantedAt(0, 0, 0), tanhCase());
+  // tanh(40) rounds to 1, so the term is 0 where the exact one is 4·e^-80: within, since y may be
+  // any value within tanh's budget.
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  ASSERT_TRUE(verdict.measures.contains("∂tanh"));
+  EXPECT_LE(verdict.measures.at("∂tanh").ofLimit, 1);
+  // Element 1's budget is γ_3·(1 + y²) with y within 2 ulp: about 4.6 ulp of the term.
+  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 1, 2), tanhCase()).holds);
+  props::Verdict off = props::accuracy<double>(gradientPlantedAt(0, 1, 8), tanhCase());
+  ASSERT_FALSE(off.holds);
+  EXPECT_NE(off.why.find("node 1 (tanh)'s term for position 0, element 1: planted computes"), std::string::npos)
+      << off.why;
+  EXPECT_EQ(off.blamed, (std::set<std::size_t>{0, 1}));
+  EXPECT_EQ(off.quantity, props::Quantity::gradients);
+  ASSERT_EQ(off.differences.size(), 1u);
+  EXPECT_EQ(off.differences[0].position, 0u);
+}
+
+TEST(AccuracyProperty, ATermMayReadAnyForwardValueWithinTheForwardsBudget) {
+  // exp's term ct·y on the engine's y, one value above exp(0.5) (1.2 ulp from e^0.5, within exp's
+  // 2 ulp): the term is as far from the exact ct·e^0.5, more than its one rounding allows (0.82 ulp).
+  const Case<double> exp = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+    "nodes": [{"op": "exp", "args": [0]}], "values": [["0.5"]]})");
+  testing::RewrittenContextEngine twoUlpHigh(
+      "planted",
+      [](const Graph<double>&, Context<double>& context) {
+        context[1][0] = std::nextafter(context[1][0], INFINITY);
+      },
+      [](const Graph<double>&, Pack<double>&) {});
+  props::Verdict verdict = props::accuracy<double>(twoUlpHigh, exp);
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  EXPECT_TRUE(verdict.measures.contains("∂exp"));
+}
+
+TEST(AccuracyProperty, AGradientOfManyTermsIsJudgedAsTheirSum) {
+  // x·x: two terms reach x, and the gradient is their sum.
+  const Case<double> square = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+    "nodes": [{"op": "mul", "args": [0, 0]}], "values": [["0.1"]]})");
+  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 0, 0), square).holds);
+  props::Verdict off = props::accuracy<double>(gradientPlantedAt(0, 0, 4), square);
+  ASSERT_FALSE(off.holds);
+  EXPECT_NE(off.why.find("position 0's gradient, element 0, the sum of 2 terms of node 1 (mul)"), std::string::npos)
+      << off.why;
+  EXPECT_FALSE(off.measures.contains("∂mul"));  // not one op's term alone
+  // A seed at the input adds to the term.
+  Case<double> seeded = tanhCase();
+  seeded.seeds[0] = Tensor<double>({3}, {1, 1, 1});
+  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 1, 0), seeded).holds);
+  props::Verdict seededOff = props::accuracy<double>(gradientPlantedAt(0, 1, 8), seeded);
+  ASSERT_FALSE(seededOff.holds);
+  EXPECT_NE(seededOff.why.find("the sum of 1 terms of node 1 (tanh) and its seed"), std::string::npos) << seededOff.why;
+}
+
+TEST(AccuracyProperty, GradientsAnUnjudgedTermReachesAreNotJudged) {
+  // An opaque program reaches every earlier position with a dense contribution: no budget.
+  const Case<double> opaque = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+    "nodes": [{"op": "exp", "args": [0]}, {"op": "opaque", "args": [1], "attrs": {"name": "twice"}}],
+    "values": [["0.5"]]})");
+  props::Verdict verdict = props::accuracy<double>(gradientPlantedAt(0, 0, 1000), opaque);
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  EXPECT_FALSE(verdict.measures.contains("∂exp"));
+  // sigmoid(−1000)'s term, about e^-1000, is below 2^-255: an evaluation may underflow on the way.
+  const Case<double> tiny = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+    "nodes": [{"op": "sigmoid", "args": [0]}], "values": [["-1000"]]})");
+  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 0, 3), tiny).holds);
+}
+
 TEST(AccuracyProperty, IsListedOnIeeeCarriersOnly) {
   auto has = [](const auto& properties) {
     return std::any_of(properties.begin(), properties.end(), [](const auto& p) { return p.name == "accuracy"; });
