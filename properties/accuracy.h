@@ -178,9 +178,10 @@ Verdict accuracyFailure(std::string_view engine, const AccuracyMiss& miss, F val
   std::string distance = std::isinf(judged.ulps) ? std::string("unbounded") : fmt::format("{:.4g} ulp", judged.ulps);
   const bool forward = miss.quantity == Quantity::forwardValues;
   Verdict verdict = Verdict::fail(
-      fmt::format("{}: {} computes {} where the exact {} on its own {} is {}: {} away, over the budget of {}",
-                  miss.where, engine, displayValue(value), forward ? "result" : "term",
-                  forward ? "arguments" : "arguments and cotangent", displayInterval(exact), distance, miss.budget),
+      fmt::format("{}: {} computes {} where the exact {} is {}: {} away, over the budget of {}", miss.where, engine,
+                  displayValue(value),
+                  forward ? "result on its own arguments" : "value on the engine's own arguments and cotangents",
+                  displayInterval(exact), distance, miss.budget),
       miss.blamed);
   verdict.notes[miss.position] = {noteLine("exact", 5, displayInterval(exact) + "   <- blamed")};
   // As a difference at the position, so that a survey files it under the op that made the value.
@@ -193,14 +194,15 @@ Verdict accuracyFailure(std::string_view engine, const AccuracyMiss& miss, F val
 
 // The budget as a failure states it: ulps, plus the accumulated bound when there is one.
 inline std::string budgetText(double ulps, const Interval* accumulated) {
+  if (ulps == 0 && accumulated) return displayInterval(*accumulated);
   std::string budget = fmt::format("{} ulp", ulps);
   if (accumulated) budget += " + " + displayInterval(*accumulated);
   return budget;
 }
 
-// Every node's forward value judged on its own arguments, then every gradient that a single
-// term makes (an argument with one use and no seed) judged on the node's arguments and
-// cotangent. Keeps each judged node's forward budget: a term may read any value within it.
+// Every node's forward value judged on its own arguments, then every position's gradient judged
+// as its seed plus the terms of its readers, each on the reader's arguments and cotangent. Keeps
+// each judged node's forward values within budget: a term may read any of them.
 template <class F>
 class AccuracyJudge {
  public:
@@ -323,7 +325,7 @@ class AccuracyJudge {
     sum.exact = sum.bound = sum.magnitude = kernels::zeros<Interval>(shape);
     sum.mayUnderflow.assign(elementCount(shape), false);
     if (p >= c_.seeds.size() || unseeded(p)) return;
-    if (!finiteTensor(c_.seeds[p]) || c_.seeds[p].shape != shape) {
+    if (!safe(c_.seeds[p]) || c_.seeds[p].shape != shape) {  // beyond the range, a sum with it could overflow
       sum.blocked = true;
       return;
     }
@@ -367,13 +369,14 @@ class AccuracyJudge {
   // cotangent — is 0 or within 2^±(emax/4), so that no intermediate of a term (a product of up to
   // three such values, a quotient, a sum) underflows or overflows: the budgets assume neither.
   bool termsReadSafeValues(std::size_t k, const Tensor<F>& ct) const {
-    auto safe = [&](const Tensor<F>& x) {
-      return std::all_of(x.values.begin(), x.values.end(),
-                         [&](F v) { return withinTermRange(static_cast<double>(v), format_); });
-    };
     const std::vector<std::size_t>& args = c_.graph.nodeAt(k).args;
     return safe(ct) && safe(context_[k]) &&
            std::all_of(args.begin(), args.end(), [&](std::size_t p) { return safe(context_[p]); });
+  }
+
+  bool safe(const Tensor<F>& x) const {
+    return std::all_of(x.values.begin(), x.values.end(),
+                       [&](F v) { return withinTermRange(static_cast<double>(v), format_); });
   }
 
   bool unseeded(std::size_t p) const {
