@@ -58,6 +58,9 @@ struct OpBase {
   //! any forward value within the forward's budget. Ops whose count depends on the shapes or the
   //! argument state `termRoundingsAt(call, arg)` instead. Default: one (a single product).
   static constexpr std::size_t termRoundings = 1;
+  //! Whether one of its terms can be added straight into its gradient slot (`termsInto`), which
+  //! spares the dense pass a temporary as large as that argument. Default: no.
+  static constexpr bool addsTermsInPlace = false;
   //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
   //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.
   static int degree(std::span<const int> args) {

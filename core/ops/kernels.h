@@ -61,6 +61,43 @@ void outerProduct(const T* left, std::size_t m, const T* right, std::size_t k, T
   }
 }
 
+//! A gradient slot a term is added into in place (the dense pass's `slot = slot + term`), and how:
+//! `add`; `settleThenAdd`, the dense order's pending +0 added to each element first (it turns a −0
+//! into +0); `fromZero`, a slot that holds only +0, written as 0 + term without reading it; and
+//! `overwrite`, the slot replaced by the term (a planted fault of the dense pass).
+template <class T>
+struct SlotTarget {
+  enum class Mode { add, settleThenAdd, fromZero, overwrite };
+  T* values;
+  Mode mode;
+};
+
+//! slot[i·k + l] = slot[i·k + l] + left[i] · right[l]: the outer product added into a slot, each
+//! product formed before it is added, as outerProduct and then an addition would give.
+template <class T>
+void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, const T* right, std::size_t k) {
+  using Mode = typename SlotTarget<T>::Mode;
+  const T z = zero<T>();
+  for (std::size_t i = 0; i < m; ++i) {
+    const T& a = left[i];
+    T* row = slot.values + i * k;
+    switch (slot.mode) {
+      case Mode::add:
+        for (std::size_t l = 0; l < k; ++l) row[l] = row[l] + a * right[l];
+        break;
+      case Mode::settleThenAdd:
+        for (std::size_t l = 0; l < k; ++l) row[l] = (row[l] + z) + a * right[l];
+        break;
+      case Mode::fromZero:
+        for (std::size_t l = 0; l < k; ++l) row[l] = z + a * right[l];
+        break;
+      case Mode::overwrite:
+        for (std::size_t l = 0; l < k; ++l) row[l] = a * right[l];
+        break;
+    }
+  }
+}
+
 // The dense kernels below keep the specification's order exactly: every inner sum is a left fold
 // from the carrier's zero over increasing index, every product is formed before it is added, with
 // its operands on the sides the op's formula writes (which decides NaN payloads on IEEE carriers

@@ -158,6 +158,23 @@ Tensor<T> accumulatedError(OpKind kind, const OpCall<T>& call, const Tensor<T>& 
   return visitSupportedOp<T, Tensor<T>>(kind, [&](auto op) { return decltype(op)::accumulatedError(call, y, model); });
 }
 
+//! Whether the op adds one of its terms straight into its gradient slot (OpBase::addsTermsInPlace).
+constexpr bool addsTermsInPlace(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::addsTermsInPlace; });
+}
+
+//! The op's terms, the in-place one added into the slot `slotOf(arg)` gives (a
+//! kernels::SlotTarget), the others in `out`. For an op that addsTermsInPlace.
+template <class T, class SlotOf>
+void termsInPlace(OpKind kind, const OpCall<T>& call, const Tensor<T>& ct, SlotOf slotOf, Terms<T>& out) {
+  visitSupportedOp<T, int>(kind, [&](auto op) {
+    using Op = decltype(op);
+    if constexpr (Op::addsTermsInPlace) Op::termsInto(call, ct, slotOf, out);
+    else assert(false && "termsInPlace of an op that adds no term in place");
+    return 0;
+  });
+}
+
 //! What an IEEE evaluation of the node's terms may err by, per argument its terms reach and per
 //! element (OpBase::termRoundings): γ_k times the terms' magnitude, plus k·η, computed on an
 //! enclosing carrier T from the arguments, a forward value `y` and the cotangent `ct`.

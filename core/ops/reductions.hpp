@@ -297,12 +297,28 @@ struct Linear : OpBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const Tensor<T>& w = c.arg(0);
     const Tensor<T>& x = c.arg(1);
-    std::size_t m = w.shape[0], k = w.shape[1];
     Tensor<T> gw = zeros<T>(w.shape);  // ct ⊗ x
-    kernels::outerProduct(ct.values.data(), m, x.values.data(), k, gw.values.data());
-    Tensor<T> gx = zeros<T>(x.shape);  // Wᵀ ct: gx[l] = Σ_i W[i, l]·ct[i]
-    kernels::foldProducts<kernels::RowSide::left>(ct.values.data(), m, 1, w.values.data(), 1, m, k, gx.values.data());
+    kernels::outerProduct(ct.values.data(), w.shape[0], x.values.data(), w.shape[1], gw.values.data());
     out.push_back({0, std::move(gw)});
+    vectorTerms(c, ct, out);
+  }
+  static constexpr bool addsTermsInPlace = true;
+  //! The same terms, W's (ct ⊗ x, as large as W) added straight into its gradient slot, the
+  //! others handed over as terms: the dense pass's sum at real sizes without a W-sized temporary.
+  //! `slotOf(0)` gives W's slot; `out` receives the other terms. For distinct argument positions.
+  template <class T, class SlotOf>
+  static void termsInto(const OpCall<T>& c, const Tensor<T>& ct, SlotOf slotOf, Terms<T>& out) {
+    const Tensor<T>& w = c.arg(0);
+    kernels::addOuterProduct(slotOf(0), ct.values.data(), w.shape[0], c.arg(1).values.data(), w.shape[1]);
+    vectorTerms(c, ct, out);
+  }
+  // x's term Wᵀ ct (gx[l] = Σ_i W[i, l]·ct[i]) and the bias's, ct.
+  template <class T>
+  static void vectorTerms(const OpCall<T>& c, const Tensor<T>& ct, Terms<T>& out) {
+    const Tensor<T>& w = c.arg(0);
+    std::size_t m = w.shape[0], k = w.shape[1];
+    Tensor<T> gx = zeros<T>(c.arg(1).shape);
+    kernels::foldProducts<kernels::RowSide::left>(ct.values.data(), m, 1, w.values.data(), 1, m, k, gx.values.data());
     out.push_back({1, std::move(gx)});
     if (!TC_MUTANT(5)) out.push_back({2, ct});
   }

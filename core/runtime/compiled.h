@@ -84,7 +84,10 @@ class Compiled {
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
  private:
-  FlatPack<T> densePass(FlatPack<T> gradients) const;
+  // The dense order over `gradients` (the seeds); `onlySeeded` names the one slot that may hold
+  // anything but +0 when only one does (npos: any may), so that a term can be written into the
+  // others without reading them.
+  FlatPack<T> densePass(FlatPack<T> gradients, std::size_t onlySeeded = npos) const;
   FlatPack<T> zeroFlatPack() const;
   SingleOutputGradients<T> supportPass(std::size_t output, const Tensor<T>& seed) const;
 

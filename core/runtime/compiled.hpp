@@ -97,11 +97,19 @@ Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
   return gradients;
 }
 
+// Whether no position repeats among a node's arguments (so that each term is its position's local sum).
+inline bool distinctPositions(const std::vector<std::size_t>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (args[i] == args[j]) return false;
+  return true;
+}
+
 // The dense order without its zero contributions. Adding +0 is idempotent and changes only a
 // -0, so each slot keeps the visit count at its last write: a later visit that did not write
 // it left a +0 pending, applied ("settled") before the slot is next read or written.
 template <class T>
-FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
+FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const {
   constexpr bool zeroIsIdentity = Carrier<T>::caps.storageEquality;
   constexpr std::size_t kFinal = std::numeric_limits<std::size_t>::max();
   const Graph<T>& graph = this->graph();
@@ -144,8 +152,24 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g) const {
     std::span<const T> slot = g.at(k);
     ct.shape = graph.shapeAt(k);
     ct.values.assign(slot.begin(), slot.end());
-    LocalContribution<T> c = saved_.run(k, ct);
-    if (c.isDense) {
+    const Node<T>& node = graph.nodeAt(k);
+    if (ops::addsTermsInPlace(node.op) && distinctPositions(node.args)) {
+      auto slotOf = [&](std::size_t arg) {
+        using Mode = typename kernels::SlotTarget<T>::Mode;
+        const std::size_t p = node.args[arg];
+        const bool pending = !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23);
+        const bool zeros = onlySeeded != npos && p != onlySeeded && writtenAt[p] == 0;  // never written
+        writtenAt[p] = visits + 1;
+        const Mode mode = TC_MUTANT(15) ? Mode::overwrite
+                          : zeros       ? Mode::fromZero
+                          : pending     ? Mode::settleThenAdd
+                                        : Mode::add;
+        return kernels::SlotTarget<T>{g.at(p).data(), mode};
+      };
+      Terms<T> rest;
+      saved_.runInPlace(k, ct, slotOf, rest);
+      for (const Term<T>& term : rest) write(node.args[term.arg], term.value);
+    } else if (LocalContribution<T> c = saved_.run(k, ct); c.isDense) {
       for (std::size_t p = 0; p < k; ++p) write(p, c.dense[p]);
     } else {
       for (std::size_t s = 0; s < c.support.size(); ++s) {
@@ -172,7 +196,7 @@ Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t o
   } else {
     FlatPack<T> flat = zeroFlatPack();
     std::copy(seed.values.begin(), seed.values.end(), flat.at(output).begin());
-    return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(flat))), graph.nodes.size()};
+    return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(flat), output)), graph.nodes.size()};
   }
 }
 

@@ -33,6 +33,11 @@ class SavedGraph {
   LocalContribution<T> run(std::size_t position, const Tensor<T>& ct) const {
     return localContribution<T>(*graph_, *context_, *data_, position, ct);
   }
+  //! Runs the node's program the in-place way (ops::termsInPlace): the term it adds in place goes
+  //! into `slotOf(arg)`, the others into `rest`. For a node whose op addsTermsInPlace and whose
+  //! arguments are distinct positions (terms on one position would need their local sum first).
+  template <class SlotOf>
+  void runInPlace(std::size_t position, const Tensor<T>& ct, SlotOf slotOf, Terms<T>& rest) const;
   //! The equivalent runtime tape: a leaf per input, then one dense node per graph node.
   Tape<T> toTape(std::span<const Tensor<T>> inputs) const;
 

@@ -9,6 +9,15 @@
 namespace tc {
 
 template <class T>
+template <class SlotOf>
+void SavedGraph<T>::runInPlace(std::size_t position, const Tensor<T>& ct, SlotOf slotOf, Terms<T>& rest) const {
+  const Node<T>& node = graph_->nodeAt(position);
+  ArgValues<T> args;
+  for (std::size_t p : node.args) args.push_back(&(*context_)[p]);
+  ops::termsInPlace(node.op, callOf<T>(*graph_, node, args, *data_), ct, slotOf, rest);
+}
+
+template <class T>
 SavedAndContext<T> SavedGraph<T>::ofGraph(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
   auto context = evaluateUnchecked(graph, inputs, data);
   return {SavedGraph(graph, data, context), context};

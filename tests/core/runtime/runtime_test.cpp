@@ -1,9 +1,12 @@
 // The runtime: tape checks, error agreement across checked paths, and the single-output pass.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
 #include <limits>
 
 #include "core/graph/builder.h"
+#include "core/graph/seed_pack.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 #include "tests/core/runtime/engines.h"
@@ -247,6 +250,54 @@ TEST(SingleOutput, CarriersWithoutStorageEqualityRunTheDensePass) {
   auto result = compiled->backwardDenseAllFrom(1, scalarOf(RationalNoEq(Rational(1))));
   EXPECT_EQ(result->programsRun, 2u);
   EXPECT_EQ(result->gradients.storedCount(), 3u);
+}
+
+// Whether two packs hold the same bits (so +0 and −0 differ, and NaN payloads count).
+bool sameBits(const Pack<double>& a, const Pack<double>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t p = 0; p < a.size(); ++p) {
+    if (a[p].shape != b[p].shape) return false;
+    for (std::size_t i = 0; i < a[p].size(); ++i)
+      if (std::bit_cast<std::uint64_t>(a[p][i]) != std::bit_cast<std::uint64_t>(b[p][i])) return false;
+  }
+  return true;
+}
+
+// The compiled dense pass from `seed` at the last node, and from that seed pack with W (input 0)
+// seeded too, each bit for bit as the reference's dense order.
+void expectDensePassesMatchTheReference(const Graph<double>& g, const Pack<double>& inputs, const Tensor<double>& seed) {
+  auto compiled = compileChecked(g, inputs, {});
+  ASSERT_TRUE(compiled);
+  auto context = spec::eval(g, inputs, {});
+  ASSERT_TRUE(context);
+  const std::size_t last = g.positionCount() - 1;
+  Pack<double> seeds = singleSeedPack(g, last, seed);
+  auto single = compiled->backwardDenseAllFrom(last, seed);
+  ASSERT_TRUE(single);
+  EXPECT_TRUE(sameBits(single->gradients.materialize(), spec::backpropAllCtx(g, *context, {}, seeds)));
+  const double nz = -0.0;
+  seeds[0] = Tensor<double>({2, 2}, {nz, nz, 1, nz});  // W's slot is not all +0
+  auto dense = compiled->backwardDenseFrom(seeds);
+  ASSERT_TRUE(dense);
+  EXPECT_TRUE(sameBits(*dense, spec::backpropAllCtx(g, *context, {}, seeds)));
+}
+
+// linear adds W's term straight into W's slot (Linear::termsInto): into a slot that holds only +0,
+// onto a seed, and after a pending +0 of the dense order. Its −0 products must become +0 where the
+// dense order adds them to +0.
+TEST(DensePass, ATermAddedInPlaceMatchesTheReferenceBitForBit) {
+  const double nz = -0.0;
+  const Pack<double> inputs{Tensor<double>({2, 2}, {1, nz, 2, 3}), Tensor<double>({2}, {-2, 0}),
+                            Tensor<double>({2}, {0, nz})};
+  const Tensor<double> seed({2}, {nz, 1});
+  auto once = *GraphBuilder<double>::create({{2, 2}, {2}, {2}});
+  ASSERT_TRUE(once.add(OpKind::linear, {0, 1, 2}));
+  expectDensePassesMatchTheReference(std::move(once).build(), inputs, seed);
+  auto twice = *GraphBuilder<double>::create({{2, 2}, {2}, {2}});
+  ASSERT_TRUE(twice.add(OpKind::linear, {0, 1, 2}));  // 3
+  ASSERT_TRUE(twice.add(OpKind::neg, {3}));           // 4: a visit that leaves W's +0 pending
+  ASSERT_TRUE(twice.add(OpKind::linear, {0, 4, 2}));  // 5
+  expectDensePassesMatchTheReference(std::move(twice).build(), inputs, seed);
 }
 
 TEST(SingleOutput, RejectsABadOutputOrSeed) {
