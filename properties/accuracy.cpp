@@ -83,8 +83,11 @@ Interval widenedByBudget(const Interval& exact, const IeeeFormat& format, double
   return Interval(exact.v + plusOrMinus);
 }
 
+// ⌊emax/4⌋: within 2^±range, a product of three values or a quotient stays normal and finite.
+static int termRange(const IeeeFormat& format) { return format.maxExponent / 4; }
+
 bool withinTermRange(double v, const IeeeFormat& format) {
-  const int range = format.maxExponent / 4;
+  const int range = termRange(format);
   const double magnitude = std::fabs(v);
   return v == 0 || (magnitude >= std::ldexp(1.0, -range) && magnitude <= std::ldexp(1.0, range));
 }
@@ -92,7 +95,7 @@ bool withinTermRange(double v, const IeeeFormat& format) {
 bool mayHaveUnderflowed(const Interval& term, const IeeeFormat& format) {
   if (mpfr_zero_p(lowerOf(term.v)) && mpfr_zero_p(upperOf(term.v))) return false;
   const Mpfi magnitude = boost::multiprecision::abs(term.v);
-  return mpfr_cmp(upperOf(magnitude), upperOf(powerOfTwo(-(format.maxExponent / 4)))) < 0;
+  return mpfr_cmp(upperOf(magnitude), upperOf(powerOfTwo(-termRange(format)))) < 0;
 }
 
 }  // namespace tc::props

@@ -109,6 +109,12 @@ bool finiteAttributes(const Attrs<F>& a) {
   return true;
 }
 
+// A tensor of finite values as exact point intervals.
+template <class F>
+Tensor<Interval> pointsOf(const Tensor<F>& x) {
+  return mapTensor<Interval>(x, [](F v) { return *exactPoint(v); });
+}
+
 template <class F>
 bool finiteTensor(const Tensor<F>& x) {
   for (F v : x.values)
@@ -140,7 +146,7 @@ class PointContext {
     for (std::size_t p : args) {
       if (ready_[p]) continue;
       if (!finiteTensor(context_[p])) return false;
-      points_[p] = mapTensor<Interval>(context_[p], [](F v) { return *exactPoint(v); });
+      points_[p] = pointsOf(context_[p]);
       ready_[p] = true;
     }
     return true;
@@ -235,7 +241,7 @@ class AccuracyJudge {
       const double ulps = ops::accuracyUlps(node.op);
       const Tensor<Interval> accumulated =
           accumulatedErrorAt(exact_.graph, points_.points(), exact_.data, k, *y, model_);
-      Measure& worst = verdict_.measures[ops::nodeLabel(node.op, node.attrs)];
+      Measure& worst = verdict_.measures[labelAt(k)];
       Tensor<Interval> within = *y;
       for (std::size_t i = 0; i < y->size(); ++i) {
         const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[i];
@@ -305,7 +311,7 @@ class AccuracyJudge {
         for (std::size_t p : node.args) sums[p].blocked = true;
         continue;
       }
-      const Tensor<Interval> ct = mapTensor<Interval>(gradients[k], [](F v) { return *exactPoint(v); });
+      const Tensor<Interval> ct = pointsOf(gradients[k]);
       const TermsAndError<Interval> terms =
           termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
       for (std::size_t t = 0; t < terms.terms.size(); ++t)
@@ -330,7 +336,7 @@ class AccuracyJudge {
       return;
     }
     sum.seeded = true;
-    sum.exact = mapTensor<Interval>(c_.seeds[p], [](F v) { return *exactPoint(v); });
+    sum.exact = pointsOf(c_.seeds[p]);
     sum.magnitude = ops::absolute(sum.exact);
   }
 

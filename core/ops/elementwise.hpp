@@ -61,6 +61,9 @@ struct OpBase {
   //! Whether one of its terms can be added straight into its gradient slot (`termsInto`), which
   //! spares the dense pass a temporary as large as that argument. Default: no.
   static constexpr bool addsTermsInPlace = false;
+  //! Whether its terms sum products or copies, so that their rounding scales with the terms on
+  //! absolute values (`termsOnAbsolute`) rather than with their own magnitude. Default: no.
+  static constexpr bool termsSum = false;
   //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
   //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.
   static int degree(std::span<const int> args) {

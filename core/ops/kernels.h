@@ -77,6 +77,7 @@ struct SlotTarget {
 template <class T>
 void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, const T* right, std::size_t k) {
   using Mode = typename SlotTarget<T>::Mode;
+  if (slot.mode == Mode::overwrite) return outerProduct(left, m, right, k, slot.values);
   const T z = zero<T>();
   for (std::size_t i = 0; i < m; ++i) {
     const T& a = left[i];
@@ -92,8 +93,7 @@ void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, co
         for (std::size_t l = 0; l < k; ++l) row[l] = z + a * right[l];
         break;
       case Mode::overwrite:
-        for (std::size_t l = 0; l < k; ++l) row[l] = a * right[l];
-        break;
+        break;  // written above
     }
   }
 }

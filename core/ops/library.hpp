@@ -186,7 +186,7 @@ Terms<T> termError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const
     Terms<T> bounds;
     if constexpr (requires { Op::termMagnitude(call, y, ct, bounds); }) {
       Op::termMagnitude(call, y, ct, bounds);
-    } else if constexpr (requires { Op::termsSum; }) {
+    } else if constexpr (Op::termsSum) {
       termsOnAbsolute<Op>(call, y, ct, bounds);
     } else {
       Op::terms(call, y, ct, bounds);

@@ -118,8 +118,10 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   std::size_t visits = 0;
   // The loops below index raw pointers so that IEEE carriers run them in vector lanes (the same
   // additions, element by element).
+  // Whether a +0 of the dense order is pending at slot p (a visit since its last write left one).
+  auto pendingAt = [&](std::size_t p) { return !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23); };
   auto settle = [&](std::size_t p) {
-    if (!zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23)) {
+    if (pendingAt(p)) {
       const T z = zero<T>();
       std::span<T> slot = g.at(p);
       T* s = slot.data();
@@ -130,7 +132,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   // settle(p), then slot = slot + localSum, in one pass over the slot: each value gets the same two
   // additions, in the same order.
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
-    const bool pending = !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23);
+    const bool pending = pendingAt(p);
     std::span<T> slot = g.at(p);
     assert(localSum.size() == slot.size());
     T* s = slot.data();
@@ -157,7 +159,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
       auto slotOf = [&](std::size_t arg) {
         using Mode = typename kernels::SlotTarget<T>::Mode;
         const std::size_t p = node.args[arg];
-        const bool pending = !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23);
+        const bool pending = pendingAt(p);
         const bool zeros = onlySeeded != npos && p != onlySeeded && writtenAt[p] == 0;  // never written
         writtenAt[p] = visits + 1;
         const Mode mode = TC_MUTANT(15) ? Mode::overwrite
