@@ -11,6 +11,7 @@
 // contiguous (rows of y lie n elements apart, and reading them in place would send every row to the
 // same cache set), and so are the coefficients of a tile row. Copying changes no value.
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <vector>
 
@@ -127,18 +128,86 @@ template <std::size_t V, class T>
 }
 
 // Fewer rows of x than a tile (a vector times a matrix, as in a linear layer's backward): packing
-// would copy all of y to use it once, so each row of c folds straight from the rows of y, which it
-// reads in order, every output advancing by one step per row of y.
+// would copy all of y to use it once, so each row of c folds straight from the rows of y, V
+// vectors of outputs at a time in registers, each advancing by one step per row of y.
+template <std::size_t V, class T>
+[[gnu::always_inline]] inline void foldColumns(const Operands<T>& o, std::size_t i, std::size_t j) {
+  constexpr std::size_t L = kLanes<T>;
+  Vec<T> acc[V] = {};  // +0 in every lane: every fold starts from the carrier's zero
+  for (std::size_t p = 0; p < o.depth; ++p) {
+    const T coefficient = o.xAt(i, p);
+    const T* row = o.y + p * o.n + j;
+#pragma GCC unroll 4
+    for (std::size_t v = 0; v < V; ++v) {
+      Vec<T> values;
+      load<T>(values, row + v * L);
+      acc[v] = acc[v] + coefficient * values;
+    }
+  }
+#pragma GCC unroll 4
+  for (std::size_t v = 0; v < V; ++v) store<T>(o.c + i * o.n + j + v * L, acc[v]);
+}
+
 template <class T>
 [[gnu::always_inline]] inline void foldFewRows(const Operands<T>& o) {
+  constexpr std::size_t L = kLanes<T>;
   for (std::size_t i = 0; i < o.m; ++i) {
-    T* __restrict out = o.c + i * o.n;
-    std::fill(out, out + o.n, T(0));  // +0: every fold starts from the carrier's zero
-    for (std::size_t p = 0; p < o.depth; ++p) {
-      const T coefficient = o.xAt(i, p);
-      const T* __restrict row = o.y + p * o.n;
-      for (std::size_t j = 0; j < o.n; ++j) out[j] = out[j] + coefficient * row[j];
+    std::size_t j = 0;
+    for (; j + 4 * L <= o.n; j += 4 * L) foldColumns<4>(o, i, j);
+    for (; j + L <= o.n; j += L) foldColumns<1>(o, i, j);
+    for (; j < o.n; ++j) {  // the last columns, fewer than a vector
+      T acc = zero<T>();
+      for (std::size_t p = 0; p < o.depth; ++p) acc = acc + o.xAt(i, p) * o.y[p * o.n + j];
+      o.c[i * o.n + j] = acc;
     }
+  }
+}
+
+// s = s + product in a slot's mode (SlotTarget), on one element or one vector of them; in place,
+// so no vector crosses a call boundary. A slot written from zero is not read.
+template <auto mode, class V, class T>
+[[gnu::always_inline]] inline void slotStep(V& s, const V& product, T z) {
+  using Mode = decltype(mode);
+  if constexpr (mode == Mode::add) s = s + product;
+  else if constexpr (mode == Mode::settleThenAdd) s = (s + z) + product;
+  else s = z + product;
+}
+
+// slot = slot + left ⊗ right in the slot's mode, lane by lane: the scalar loop's operations.
+template <auto mode, class T>
+[[gnu::always_inline]] inline void outerProductRows(T* slot, const T* left, std::size_t m, const T* right,
+                                                    std::size_t k) {
+  constexpr bool readsSlot = mode != decltype(mode)::fromZero;
+  constexpr std::size_t L = kLanes<T>;
+  const T z = zero<T>();
+  for (std::size_t i = 0; i < m; ++i) {
+    const T a = left[i];
+    T* row = slot + i * k;
+    std::size_t l = 0;
+    for (; l + L <= k; l += L) {
+      Vec<T> s{}, r;
+      if constexpr (readsSlot) load<T>(s, row + l);
+      load<T>(r, right + l);
+      slotStep<mode>(s, Vec<T>(a * r), z);
+      store<T>(row + l, s);
+    }
+    for (; l < k; ++l) {
+      T s = readsSlot ? row[l] : z;
+      slotStep<mode>(s, T(a * right[l]), z);
+      row[l] = s;
+    }
+  }
+}
+
+template <class T>
+[[gnu::always_inline]] inline void addOuterProductVectorized(const SlotTarget<T>& slot, const T* left, std::size_t m,
+                                                             const T* right, std::size_t k) {
+  using Mode = typename SlotTarget<T>::Mode;
+  switch (slot.mode) {
+    case Mode::add: return outerProductRows<Mode::add>(slot.values, left, m, right, k);
+    case Mode::settleThenAdd: return outerProductRows<Mode::settleThenAdd>(slot.values, left, m, right, k);
+    case Mode::fromZero: return outerProductRows<Mode::fromZero>(slot.values, left, m, right, k);
+    case Mode::overwrite: assert(false && "addOuterProduct writes an overwrite itself"); return;
   }
 }
 
@@ -174,6 +243,16 @@ template <class T>
 }
 
 }  // namespace
+
+[[gnu::target_clones("avx2", "default")]] void addOuterProductIeee(const SlotTarget<double>& slot, const double* left,
+                                                                    std::size_t m, const double* right, std::size_t k) {
+  addOuterProductVectorized(slot, left, m, right, k);
+}
+
+[[gnu::target_clones("avx2", "default")]] void addOuterProductIeee(const SlotTarget<float>& slot, const float* left,
+                                                                    std::size_t m, const float* right, std::size_t k) {
+  addOuterProductVectorized(slot, left, m, right, k);
+}
 
 [[gnu::target_clones("avx2", "default")]] void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep,
                                                                  const double* y, std::size_t m, std::size_t depth,

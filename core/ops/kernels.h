@@ -10,30 +10,40 @@
 
 namespace tc::kernels {
 
+// The values f(i) for i < n. Plain values are written through a raw pointer into storage sized
+// once (no capacity check per element); other carriers are constructed in place.
+template <class T, class F>
+std::vector<T> generate(std::size_t n, F f) {
+  std::vector<T> out;
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    out.resize(n);
+    T* o = out.data();
+    for (std::size_t i = 0; i < n; ++i) o[i] = f(i);
+  } else {
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(f(i));
+  }
+  return out;
+}
+
 template <class T, class F>
 Tensor<T> map(const Tensor<T>& x, F f) {
-  std::vector<T> out;
-  out.reserve(x.size());
-  for (const T& v : x.values) out.push_back(f(v));
-  return Tensor<T>(x.shape, std::move(out));
+  const T* a = x.values.data();
+  return Tensor<T>(x.shape, generate<T>(x.size(), [&](std::size_t i) { return f(a[i]); }));
 }
 
 template <class T, class F>
 Tensor<T> zip(const Tensor<T>& a, const Tensor<T>& b, F f) {
   assert(a.size() == b.size());
-  std::vector<T> out;
-  out.reserve(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i]));
-  return Tensor<T>(a.shape, std::move(out));
+  const T *x = a.values.data(), *y = b.values.data();
+  return Tensor<T>(a.shape, generate<T>(a.size(), [&](std::size_t i) { return f(x[i], y[i]); }));
 }
 
 template <class T, class F>
 Tensor<T> zip3(const Tensor<T>& a, const Tensor<T>& b, const Tensor<T>& c, F f) {
   assert(a.size() == b.size() && a.size() == c.size());
-  std::vector<T> out;
-  out.reserve(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out.push_back(f(a[i], b[i], c[i]));
-  return Tensor<T>(a.shape, std::move(out));
+  const T *x = a.values.data(), *y = b.values.data(), *z = c.values.data();
+  return Tensor<T>(a.shape, generate<T>(a.size(), [&](std::size_t i) { return f(x[i], y[i], z[i]); }));
 }
 
 //! A tensor of `shape` filled with the carrier's zero.
@@ -72,28 +82,38 @@ struct SlotTarget {
   Mode mode;
 };
 
+void addOuterProductIeee(const SlotTarget<double>& slot, const double* left, std::size_t m, const double* right,
+                         std::size_t k);
+void addOuterProductIeee(const SlotTarget<float>& slot, const float* left, std::size_t m, const float* right,
+                         std::size_t k);
+
 //! slot[i·k + l] = slot[i·k + l] + left[i] · right[l]: the outer product added into a slot, each
-//! product formed before it is added, as outerProduct and then an addition would give.
+//! product formed before it is added, as outerProduct and then an addition would give. IEEE
+//! values go to addOuterProductIeee, which runs the same operations in vector lanes.
 template <class T>
 void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, const T* right, std::size_t k) {
   using Mode = typename SlotTarget<T>::Mode;
   if (slot.mode == Mode::overwrite) return outerProduct(left, m, right, k, slot.values);
-  const T z = zero<T>();
-  for (std::size_t i = 0; i < m; ++i) {
-    const T& a = left[i];
-    T* row = slot.values + i * k;
-    switch (slot.mode) {
-      case Mode::add:
-        for (std::size_t l = 0; l < k; ++l) row[l] = row[l] + a * right[l];
-        break;
-      case Mode::settleThenAdd:
-        for (std::size_t l = 0; l < k; ++l) row[l] = (row[l] + z) + a * right[l];
-        break;
-      case Mode::fromZero:
-        for (std::size_t l = 0; l < k; ++l) row[l] = z + a * right[l];
-        break;
-      case Mode::overwrite:
-        break;  // written above
+  if constexpr (std::is_floating_point_v<T>) {
+    addOuterProductIeee(slot, left, m, right, k);
+  } else {
+    const T z = zero<T>();
+    for (std::size_t i = 0; i < m; ++i) {
+      const T& a = left[i];
+      T* row = slot.values + i * k;
+      switch (slot.mode) {
+        case Mode::add:
+          for (std::size_t l = 0; l < k; ++l) row[l] = row[l] + a * right[l];
+          break;
+        case Mode::settleThenAdd:
+          for (std::size_t l = 0; l < k; ++l) row[l] = (row[l] + z) + a * right[l];
+          break;
+        case Mode::fromZero:
+          for (std::size_t l = 0; l < k; ++l) row[l] = z + a * right[l];
+          break;
+        case Mode::overwrite:
+          break;  // written above
+      }
     }
   }
 }

@@ -4,18 +4,41 @@
 // bit for bit in linear time, and a single-output pass that visits only what it must.
 #include <limits>
 #include <memory>
+#include <new>
 #include <span>
+#include <type_traits>
+#include <utility>
 
 #include "core/runtime/saved_graph.h"
 
 namespace tc {
 
+//! An allocator whose vectors leave plain values (double, float) uninitialised when they grow
+//! without a value: for a buffer each element of which is written before it is read, which then
+//! costs no zero fill. Other types are value-initialised as std::allocator does.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* at, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0 && std::is_trivially_default_constructible_v<U>) ::new (static_cast<void*>(at)) U;
+    else ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
+  }
+};
+
 //! Every position's values in one buffer, position p at [offsets[p], offsets[p + 1]): the dense
 //! pass works on it so that it allocates once rather than once per position.
 template <class T>
 struct FlatPack {
+  using Values = std::vector<T, DefaultInitAllocator<T>>;
   std::shared_ptr<const std::vector<std::size_t>> offsets;
-  std::vector<T> values;
+  Values values;
 
   std::span<T> at(std::size_t p) { return {values.data() + (*offsets)[p], (*offsets)[p + 1] - (*offsets)[p]}; }
   std::span<const T> at(std::size_t p) const {
@@ -84,11 +107,12 @@ class Compiled {
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
 
  private:
-  // The dense order over `gradients` (the seeds); `onlySeeded` names the one slot that may hold
-  // anything but +0 when only one does (npos: any may), so that a term can be written into the
-  // others without reading them.
+  // The dense order over `gradients` (the seeds). `onlySeeded` names the one slot that holds a
+  // seed when only one does (npos: every slot holds its seed); the others hold +0 in the dense
+  // order but are not filled yet: each is written from zero, or filled before it is read.
   FlatPack<T> densePass(FlatPack<T> gradients, std::size_t onlySeeded = npos) const;
-  FlatPack<T> zeroFlatPack() const;
+  //! A buffer for every position, its values not yet written (a single-output pass fills them).
+  FlatPack<T> unfilledFlatPack() const;
   SingleOutputGradients<T> supportPass(std::size_t output, const Tensor<T>& seed) const;
 
   SavedGraph<T> saved_;

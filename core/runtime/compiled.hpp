@@ -75,8 +75,8 @@ Result<Compiled<T>> compileChecked(const Graph<T>& graph, Pack<T> inputs, const 
 }
 
 template <class T>
-FlatPack<T> Compiled<T>::zeroFlatPack() const {
-  return FlatPack<T>{offsets_, std::vector<T>(offsets_->back(), zero<T>())};
+FlatPack<T> Compiled<T>::unfilledFlatPack() const {
+  return FlatPack<T>{offsets_, typename FlatPack<T>::Values(offsets_->back())};
 }
 
 template <class T>
@@ -120,8 +120,15 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   // additions, element by element).
   // Whether a +0 of the dense order is pending at slot p (a visit since its last write left one).
   auto pendingAt = [&](std::size_t p) { return !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23); };
+  // Slots that hold +0 but are not filled yet (all but the seeded one in a single-output pass).
+  std::vector<char> blank(positions, onlySeeded != npos);
+  if (onlySeeded != npos) blank[onlySeeded] = false;
+  auto fill = [&](std::size_t p) {
+    if (blank[p]) std::ranges::fill(g.at(p), zero<T>());
+    blank[p] = false;
+  };
   auto settle = [&](std::size_t p) {
-    if (pendingAt(p)) {
+    if (pendingAt(p) && !blank[p]) {  // a blank slot's +0 stays +0
       const T z = zero<T>();
       std::span<T> slot = g.at(p);
       T* s = slot.data();
@@ -132,7 +139,8 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   // settle(p), then slot = slot + localSum, in one pass over the slot: each value gets the same two
   // additions, in the same order.
   auto write = [&](std::size_t p, const Tensor<T>& localSum) {
-    const bool pending = pendingAt(p);
+    const bool pending = pendingAt(p), fromZero = blank[p];
+    blank[p] = false;
     std::span<T> slot = g.at(p);
     assert(localSum.size() == slot.size());
     T* s = slot.data();
@@ -140,6 +148,9 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     const std::size_t n = slot.size();
     if (TC_MUTANT(15)) {  // the fault: the slot takes the local sum instead of adding it
       std::copy(l, l + n, s);
+    } else if (fromZero) {  // (+0 + 0) + l and +0 + l are alike
+      const T z = zero<T>();
+      for (std::size_t i = 0; i < n; ++i) s[i] = z + l[i];
     } else if (pending) {
       const T z = zero<T>();
       for (std::size_t i = 0; i < n; ++i) s[i] = (s[i] + z) + l[i];
@@ -151,6 +162,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   Tensor<T> ct;  // reused: the cotangent is copied out of the flat buffer without allocating
   for (std::size_t k = graph.positionCount(); k-- > graph.inputs.size();) {
     settle(k);
+    fill(k);
     std::span<const T> slot = g.at(k);
     ct.shape = graph.shapeAt(k);
     ct.values.assign(slot.begin(), slot.end());
@@ -159,8 +171,8 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
       auto slotOf = [&](std::size_t arg) {
         using Mode = typename kernels::SlotTarget<T>::Mode;
         const std::size_t p = node.args[arg];
-        const bool pending = pendingAt(p);
-        const bool zeros = onlySeeded != npos && p != onlySeeded && writtenAt[p] == 0;  // never written
+        const bool pending = pendingAt(p), zeros = blank[p];
+        blank[p] = false;
         writtenAt[p] = visits + 1;
         const Mode mode = TC_MUTANT(15) ? Mode::overwrite
                           : zeros       ? Mode::fromZero
@@ -184,6 +196,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     ++visits;
     writtenAt[k] = kFinal;
   }
+  for (std::size_t p = 0; p < positions; ++p) fill(p);
   for (std::size_t p = TC_MUTANT(44) ? graph.inputs.size() : 0; p < positions; ++p)
     if (writtenAt[p] != kFinal) settle(p);
   return g;
@@ -196,7 +209,7 @@ Result<SingleOutputGradients<T>> Compiled<T>::backwardDenseAllFrom(std::size_t o
   if constexpr (Carrier<T>::caps.storageEquality) {
     return supportPass(output, seed);
   } else {
-    FlatPack<T> flat = zeroFlatPack();
+    FlatPack<T> flat = unfilledFlatPack();
     std::copy(seed.values.begin(), seed.values.end(), flat.at(output).begin());
     return SingleOutputGradients<T>{GradientView<T>(graph, densePass(std::move(flat), output)), graph.nodes.size()};
   }

@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 #include "core/graph/builder.h"
 #include "core/graph/seed_pack.h"
@@ -253,51 +255,71 @@ TEST(SingleOutput, CarriersWithoutStorageEqualityRunTheDensePass) {
 }
 
 // Whether two packs hold the same bits (so +0 and −0 differ, and NaN payloads count).
-bool sameBits(const Pack<double>& a, const Pack<double>& b) {
+template <class T>
+bool sameBits(const Pack<T>& a, const Pack<T>& b) {
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
   if (a.size() != b.size()) return false;
   for (std::size_t p = 0; p < a.size(); ++p) {
     if (a[p].shape != b[p].shape) return false;
     for (std::size_t i = 0; i < a[p].size(); ++i)
-      if (std::bit_cast<std::uint64_t>(a[p][i]) != std::bit_cast<std::uint64_t>(b[p][i])) return false;
+      if (std::bit_cast<Bits>(a[p][i]) != std::bit_cast<Bits>(b[p][i])) return false;
   }
   return true;
 }
 
+// Values with −0s and +0s among them (products of ±0 decide which zero a sum keeps), cycling
+// through a pattern from `offset`.
+template <class T>
+Tensor<T> signedZeroValues(const Shape& shape, std::size_t offset) {
+  static const T pattern[] = {T(1), -T(0), T(2), T(0), T(-3), -T(0), T(0.5), T(-1), -T(0), T(3), T(0)};
+  std::vector<T> values(elementCount(shape));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = pattern[(i + offset) % std::size(pattern)];
+  return Tensor<T>(shape, std::move(values));
+}
+
 // The compiled dense pass from `seed` at the last node, and from that seed pack with W (input 0)
 // seeded too, each bit for bit as the reference's dense order.
-void expectDensePassesMatchTheReference(const Graph<double>& g, const Pack<double>& inputs, const Tensor<double>& seed) {
+template <class T>
+void expectDensePassesMatchTheReference(const Graph<T>& g, const Pack<T>& inputs, const Tensor<T>& seed) {
   auto compiled = compileChecked(g, inputs, {});
   ASSERT_TRUE(compiled);
   auto context = spec::eval(g, inputs, {});
   ASSERT_TRUE(context);
   const std::size_t last = g.positionCount() - 1;
-  Pack<double> seeds = singleSeedPack(g, last, seed);
+  Pack<T> seeds = singleSeedPack(g, last, seed);
   auto single = compiled->backwardDenseAllFrom(last, seed);
   ASSERT_TRUE(single);
   EXPECT_TRUE(sameBits(single->gradients.materialize(), spec::backpropAllCtx(g, *context, {}, seeds)));
-  const double nz = -0.0;
-  seeds[0] = Tensor<double>({2, 2}, {nz, nz, 1, nz});  // W's slot is not all +0
+  seeds[0] = signedZeroValues<T>(inputs[0].shape, 1);  // W's slot is not all +0
   auto dense = compiled->backwardDenseFrom(seeds);
   ASSERT_TRUE(dense);
   EXPECT_TRUE(sameBits(*dense, spec::backpropAllCtx(g, *context, {}, seeds)));
 }
 
-// linear adds W's term straight into W's slot (Linear::termsInto): into a slot that holds only +0,
-// onto a seed, and after a pending +0 of the dense order. Its −0 products must become +0 where the
-// dense order adds them to +0.
+// linear adds W's term straight into W's slot (Linear::termsInto, in vector lanes and then one by
+// one for a row's last columns): into a slot that holds only +0, onto a seed, and after a pending
+// +0 of the dense order. Its −0 products must become +0 where the dense order adds them to +0.
+template <class T>
+void expectInPlaceTermsMatchTheReference() {
+  for (auto [m, k] : {std::pair<std::size_t, std::size_t>{2, 2}, {3, 9}, {9, 9}, {2, 16}, {5, 17}, {17, 17}, {1, 35}}) {
+    SCOPED_TRACE(::testing::Message() << "W [" << m << ", " << k << "]");
+    const Pack<T> inputs{signedZeroValues<T>({m, k}, 0), signedZeroValues<T>({k}, 3), signedZeroValues<T>({m}, 5)};
+    const Tensor<T> seed = signedZeroValues<T>({m}, 7);
+    auto once = *GraphBuilder<T>::create({{m, k}, {k}, {m}});
+    ASSERT_TRUE(once.add(OpKind::linear, {0, 1, 2}));
+    expectDensePassesMatchTheReference(std::move(once).build(), inputs, seed);
+    if (m != k) continue;  // the second linear reads the first's output as its x
+    auto twice = *GraphBuilder<T>::create({{m, k}, {k}, {m}});
+    ASSERT_TRUE(twice.add(OpKind::linear, {0, 1, 2}));  // 3
+    ASSERT_TRUE(twice.add(OpKind::neg, {3}));           // 4: a visit that leaves W's +0 pending
+    ASSERT_TRUE(twice.add(OpKind::linear, {0, 4, 2}));  // 5
+    expectDensePassesMatchTheReference(std::move(twice).build(), inputs, seed);
+  }
+}
+
 TEST(DensePass, ATermAddedInPlaceMatchesTheReferenceBitForBit) {
-  const double nz = -0.0;
-  const Pack<double> inputs{Tensor<double>({2, 2}, {1, nz, 2, 3}), Tensor<double>({2}, {-2, 0}),
-                            Tensor<double>({2}, {0, nz})};
-  const Tensor<double> seed({2}, {nz, 1});
-  auto once = *GraphBuilder<double>::create({{2, 2}, {2}, {2}});
-  ASSERT_TRUE(once.add(OpKind::linear, {0, 1, 2}));
-  expectDensePassesMatchTheReference(std::move(once).build(), inputs, seed);
-  auto twice = *GraphBuilder<double>::create({{2, 2}, {2}, {2}});
-  ASSERT_TRUE(twice.add(OpKind::linear, {0, 1, 2}));  // 3
-  ASSERT_TRUE(twice.add(OpKind::neg, {3}));           // 4: a visit that leaves W's +0 pending
-  ASSERT_TRUE(twice.add(OpKind::linear, {0, 4, 2}));  // 5
-  expectDensePassesMatchTheReference(std::move(twice).build(), inputs, seed);
+  expectInPlaceTermsMatchTheReference<double>();
+  expectInPlaceTermsMatchTheReference<float>();
 }
 
 TEST(SingleOutput, RejectsABadOutputOrSeed) {
