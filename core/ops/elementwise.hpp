@@ -345,7 +345,12 @@ struct Relu : UnaryBase {
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
     const bool nanPropagates = c.conventions.nanPropagates;
-    return map(c.arg(0), [&](const T& x) { return x > zero<T>() || (nanPropagates && isNan(x)) ? x : zero<T>(); });
+    // `x > 0 ? x : 0` alone is a maximum instruction on IEEE values, not a branch that random
+    // signs mispredict; the NaN test after it is rarely taken.
+    return map(c.arg(0), [&](const T& x) {
+      const T positivePart = x > zero<T>() ? x : zero<T>();
+      return nanPropagates && isNan(x) ? x : positivePart;
+    });
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {

@@ -63,7 +63,7 @@ Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_pt
   auto offsets = std::make_shared<std::vector<std::size_t>>();
   offsets->reserve(graph.positionCount() + 1);
   offsets->push_back(0);
-  for (std::size_t p = 0; p < graph.positionCount(); ++p) offsets->push_back(offsets->back() + elementCount(graph.shapeAt(p)));
+  for (const Tensor<T>& value : *context_) offsets->push_back(offsets->back() + value.size());
   offsets_ = std::move(offsets);
 }
 

@@ -7,12 +7,6 @@
 
 namespace tc {
 
-std::size_t elementCount(const Shape& shape) {
-  std::size_t count = 1;
-  for (std::size_t dim : shape) count *= dim;
-  return count;
-}
-
 Result<std::size_t> checkDimensions(std::span<const std::size_t> dims) {
   std::size_t count = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) {

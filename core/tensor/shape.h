@@ -66,7 +66,11 @@ inline constexpr std::size_t kMaxGraphElements = std::size_t{1} << 24;
 static_assert(kMaxElements <= UINT32_MAX, "a dimension must fit a Shape::Dim");
 
 //! Product of the dimensions of a shape already known to be valid.
-std::size_t elementCount(const Shape& shape);
+inline std::size_t elementCount(const Shape& shape) {
+  std::size_t count = 1;
+  for (std::size_t dim : shape) count *= dim;
+  return count;
+}
 
 //! Checks that every dimension is at least 1 and the element count stays within kMaxElements.
 Result<std::size_t> checkShape(const Shape& shape);
