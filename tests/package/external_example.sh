@@ -2,23 +2,29 @@
 # The CMake package as another project uses it: install tapecheck to a fresh prefix, build
 # examples/engine (minigrad on tapecheck::main) against it from a clean directory, check that
 # minigrad passes, that its buggy twin gives a shrunk counterexample, and that the saved file
-# replays on the engine that failed (and holds on the correct one). Two steps, two ctests (the
-# build alone takes most of the time):
-#   external_example.sh build WORK BUILD_DIR SOURCE_DIR   installs and builds into WORK (made afresh)
-#   external_example.sh check WORK                        runs what the build step made
+# replays on the engine that failed (and holds on the correct one). Three steps, three ctests (the
+# compile alone takes most of the time):
+#   external_example.sh configure WORK BUILD_DIR SOURCE_DIR   installs and configures into WORK (made afresh)
+#   external_example.sh build WORK                            compiles what the configure step set up
+#   external_example.sh check WORK                            runs what the build step made
 set -euo pipefail
 step="$1" work="$2"
-if [ "$step" = build ]; then
+if [ "$step" = configure ]; then
   build="$3" source="$4"
   rm -rf "$work"
   mkdir -p "$work"
   cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
   cmake -S "$source/examples/engine" -B "$work/example" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
+  echo "external example: configured on the installed tapecheck::main"
+  exit 0
+fi
+if [ "$step" = build ]; then
+  [ -f "$work/example/CMakeCache.txt" ] || { echo "external_example.sh: run the configure step first" >&2; exit 2; }
   cmake --build "$work/example" > "$work/build.log"
   echo "external example: minigrad_check built on the installed tapecheck::main"
   exit 0
 fi
-[ "$step" = check ] || { echo "external_example.sh: the steps are build and check, not '$step'" >&2; exit 2; }
+[ "$step" = check ] || { echo "external_example.sh: the steps are configure, build and check, not '$step'" >&2; exit 2; }
 [ -x "$work/example/minigrad_check" ] || { echo "external_example.sh: run the build step first" >&2; exit 2; }
 rm -rf "$work/failures"
 check="$work/example/minigrad_check"
