@@ -127,6 +127,14 @@ template <std::size_t V, class T>
   for (; i < rows; ++i, xs += steps) tile<1, V>(xs, ys, steps, c + i * n, n, first);
 }
 
+// Output (i, j) alone: the plain loop, for the columns left over beside the vectors.
+template <class T>
+[[gnu::always_inline]] inline void foldOne(const Operands<T>& o, std::size_t i, std::size_t j) {
+  T acc = zero<T>();
+  for (std::size_t p = 0; p < o.depth; ++p) acc = acc + o.xAt(i, p) * o.y[p * o.n + j];
+  o.c[i * o.n + j] = acc;
+}
+
 // Fewer rows of x than a tile (a vector times a matrix, as in a linear layer's backward): packing
 // would copy all of y to use it once, so each row of c folds straight from the rows of y, V
 // vectors of outputs at a time in registers, each advancing by one step per row of y.
@@ -155,22 +163,8 @@ template <class T>
     std::size_t j = 0;
     for (; j + 4 * L <= o.n; j += 4 * L) foldColumns<4>(o, i, j);
     for (; j + L <= o.n; j += L) foldColumns<1>(o, i, j);
-    for (; j < o.n; ++j) {  // the last columns, fewer than a vector
-      T acc = zero<T>();
-      for (std::size_t p = 0; p < o.depth; ++p) acc = acc + o.xAt(i, p) * o.y[p * o.n + j];
-      o.c[i * o.n + j] = acc;
-    }
+    for (; j < o.n; ++j) foldOne(o, i, j);  // the last columns, fewer than a vector
   }
-}
-
-// s = s + product in a slot's mode (SlotTarget), on one element or one vector of them; in place,
-// so no vector crosses a call boundary. A slot written from zero is not read.
-template <auto mode, class V, class T>
-[[gnu::always_inline]] inline void slotStep(V& s, const V& product, T z) {
-  using Mode = decltype(mode);
-  if constexpr (mode == Mode::add) s = s + product;
-  else if constexpr (mode == Mode::settleThenAdd) s = (s + z) + product;
-  else s = z + product;
 }
 
 // slot = slot + left ⊗ right in the slot's mode, lane by lane: the scalar loop's operations.
@@ -191,11 +185,7 @@ template <auto mode, class T>
       slotStep<mode>(s, Vec<T>(a * r), z);
       store<T>(row + l, s);
     }
-    for (; l < k; ++l) {
-      T s = readsSlot ? row[l] : z;
-      slotStep<mode>(s, T(a * right[l]), z);
-      row[l] = s;
-    }
+    addIntoSlotAs<mode>(row + l, k - l, [&](std::size_t r) { return a * right[l + r]; });  // the last columns
   }
 }
 
@@ -235,11 +225,7 @@ template <class T>
     }
   }
   for (std::size_t j = vectorColumns; j < o.n; ++j)  // the last columns, fewer than a vector, one output at a time
-    for (std::size_t i = 0; i < o.m; ++i) {
-      T acc = zero<T>();
-      for (std::size_t p = 0; p < o.depth; ++p) acc = acc + o.xAt(i, p) * o.y[p * o.n + j];
-      o.c[i * o.n + j] = acc;
-    }
+    for (std::size_t i = 0; i < o.m; ++i) foldOne(o, i, j);
 }
 
 }  // namespace

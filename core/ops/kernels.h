@@ -82,6 +82,35 @@ struct SlotTarget {
   Mode mode;
 };
 
+//! s = s + term in a slot's mode, on one value (or, in kernels.cpp, one vector of values), in
+//! place; `z` is the carrier's zero. fromZero and overwrite (the planted fault) do not read s.
+template <auto mode, class V, class T>
+[[gnu::always_inline]] inline void slotStep(V& s, const V& term, const T& z) {
+  using Mode = decltype(mode);
+  if constexpr (mode == Mode::add) s = s + term;
+  else if constexpr (mode == Mode::settleThenAdd) s = (s + z) + term;
+  else if constexpr (mode == Mode::fromZero) s = z + term;
+  else s = term;
+}
+
+template <auto mode, class T, class Term>
+void addIntoSlotAs(T* slot, std::size_t n, Term term) {
+  const T z = zero<T>();
+  for (std::size_t i = 0; i < n; ++i) slotStep<mode>(slot[i], term(i), z);
+}
+
+//! slot[i] = slot[i] + term(i) for i < n, in the slot's mode, one value at a time.
+template <class T, class Term>
+void addIntoSlot(const SlotTarget<T>& slot, std::size_t n, Term term) {
+  using Mode = typename SlotTarget<T>::Mode;
+  switch (slot.mode) {
+    case Mode::add: return addIntoSlotAs<Mode::add>(slot.values, n, term);
+    case Mode::settleThenAdd: return addIntoSlotAs<Mode::settleThenAdd>(slot.values, n, term);
+    case Mode::fromZero: return addIntoSlotAs<Mode::fromZero>(slot.values, n, term);
+    case Mode::overwrite: return addIntoSlotAs<Mode::overwrite>(slot.values, n, term);
+  }
+}
+
 void addOuterProductIeee(const SlotTarget<double>& slot, const double* left, std::size_t m, const double* right,
                          std::size_t k);
 void addOuterProductIeee(const SlotTarget<float>& slot, const float* left, std::size_t m, const float* right,
@@ -92,30 +121,11 @@ void addOuterProductIeee(const SlotTarget<float>& slot, const float* left, std::
 //! values go to addOuterProductIeee, which runs the same operations in vector lanes.
 template <class T>
 void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, const T* right, std::size_t k) {
-  using Mode = typename SlotTarget<T>::Mode;
-  if (slot.mode == Mode::overwrite) return outerProduct(left, m, right, k, slot.values);
   if constexpr (std::is_floating_point_v<T>) {
-    addOuterProductIeee(slot, left, m, right, k);
-  } else {
-    const T z = zero<T>();
-    for (std::size_t i = 0; i < m; ++i) {
-      const T& a = left[i];
-      T* row = slot.values + i * k;
-      switch (slot.mode) {
-        case Mode::add:
-          for (std::size_t l = 0; l < k; ++l) row[l] = row[l] + a * right[l];
-          break;
-        case Mode::settleThenAdd:
-          for (std::size_t l = 0; l < k; ++l) row[l] = (row[l] + z) + a * right[l];
-          break;
-        case Mode::fromZero:
-          for (std::size_t l = 0; l < k; ++l) row[l] = z + a * right[l];
-          break;
-        case Mode::overwrite:
-          break;  // written above
-      }
-    }
+    if (slot.mode != SlotTarget<T>::Mode::overwrite) return addOuterProductIeee(slot, left, m, right, k);
   }
+  for (std::size_t i = 0; i < m; ++i)
+    addIntoSlot(SlotTarget<T>{slot.values + i * k, slot.mode}, k, [&](std::size_t l) { return left[i] * right[l]; });
 }
 
 // The dense kernels below keep the specification's order exactly: every inner sum is a left fold

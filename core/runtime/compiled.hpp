@@ -116,8 +116,6 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   const std::size_t positions = graph.positionCount();
   std::vector<std::size_t> writtenAt(positions, 0);
   std::size_t visits = 0;
-  // The loops below index raw pointers so that IEEE carriers run them in vector lanes (the same
-  // additions, element by element).
   // Whether a +0 of the dense order is pending at slot p (a visit since its last write left one).
   auto pendingAt = [&](std::size_t p) { return !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23); };
   // Slots that hold +0 but are not filled yet (all but the seeded one in a single-output pass).
@@ -136,28 +134,22 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     }
     writtenAt[p] = visits;
   };
-  // settle(p), then slot = slot + localSum, in one pass over the slot: each value gets the same two
-  // additions, in the same order.
-  auto write = [&](std::size_t p, const Tensor<T>& localSum) {
-    const bool pending = pendingAt(p), fromZero = blank[p];
+  // Slot p as the next write finds it: settle(p) and the addition happen in one pass over the slot
+  // (kernels::SlotTarget's modes), each value getting the same additions in the same order.
+  auto target = [&](std::size_t p) {
+    using Mode = typename kernels::SlotTarget<T>::Mode;
+    const Mode mode = TC_MUTANT(15) ? Mode::overwrite  // the fault: the slot takes the term instead of adding it
+                      : blank[p]    ? Mode::fromZero   // (+0 + 0) + l and +0 + l are alike
+                      : pendingAt(p) ? Mode::settleThenAdd
+                                     : Mode::add;
     blank[p] = false;
-    std::span<T> slot = g.at(p);
-    assert(localSum.size() == slot.size());
-    T* s = slot.data();
-    const T* l = localSum.values.data();
-    const std::size_t n = slot.size();
-    if (TC_MUTANT(15)) {  // the fault: the slot takes the local sum instead of adding it
-      std::copy(l, l + n, s);
-    } else if (fromZero) {  // (+0 + 0) + l and +0 + l are alike
-      const T z = zero<T>();
-      for (std::size_t i = 0; i < n; ++i) s[i] = z + l[i];
-    } else if (pending) {
-      const T z = zero<T>();
-      for (std::size_t i = 0; i < n; ++i) s[i] = (s[i] + z) + l[i];
-    } else {
-      for (std::size_t i = 0; i < n; ++i) s[i] = s[i] + l[i];
-    }
     writtenAt[p] = visits + 1;
+    return kernels::SlotTarget<T>{g.at(p).data(), mode};
+  };
+  auto write = [&](std::size_t p, const Tensor<T>& localSum) {
+    assert(localSum.size() == g.at(p).size());
+    const T* l = localSum.values.data();
+    kernels::addIntoSlot(target(p), localSum.size(), [l](std::size_t i) -> const T& { return l[i]; });
   };
   Tensor<T> ct;  // reused: the cotangent is copied out of the flat buffer without allocating
   for (std::size_t k = graph.positionCount(); k-- > graph.inputs.size();) {
@@ -168,18 +160,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     ct.values.assign(slot.begin(), slot.end());
     const Node<T>& node = graph.nodeAt(k);
     if (ops::addsTermsInPlace(node.op) && distinctPositions(node.args)) {
-      auto slotOf = [&](std::size_t arg) {
-        using Mode = typename kernels::SlotTarget<T>::Mode;
-        const std::size_t p = node.args[arg];
-        const bool pending = pendingAt(p), zeros = blank[p];
-        blank[p] = false;
-        writtenAt[p] = visits + 1;
-        const Mode mode = TC_MUTANT(15) ? Mode::overwrite
-                          : zeros       ? Mode::fromZero
-                          : pending     ? Mode::settleThenAdd
-                                        : Mode::add;
-        return kernels::SlotTarget<T>{g.at(p).data(), mode};
-      };
+      auto slotOf = [&](std::size_t arg) { return target(node.args[arg]); };
       Terms<T> rest;
       saved_.runInPlace(k, ct, slotOf, rest);
       for (const Term<T>& term : rest) write(node.args[term.arg], term.value);

@@ -12,8 +12,7 @@ template <class T>
 template <class SlotOf>
 void SavedGraph<T>::runInPlace(std::size_t position, const Tensor<T>& ct, SlotOf slotOf, Terms<T>& rest) const {
   const Node<T>& node = graph_->nodeAt(position);
-  ArgValues<T> args;
-  for (std::size_t p : node.args) args.push_back(&(*context_)[p]);
+  auto args = detail::argumentValues(node, std::span<const Tensor<T>>(*context_));
   ops::termsInPlace(node.op, callOf<T>(*graph_, node, args, *data_), ct, slotOf, rest);
 }
 
