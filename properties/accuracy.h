@@ -264,7 +264,7 @@ class AccuracyJudge {
     std::vector<GradientSum> sums = gradientSums(gradients);
     for (std::size_t p = 0; p < sums.size() && p < gradients.size(); ++p) {
       const GradientSum& sum = sums[p];
-      if (sum.blocked || sum.users.empty() || gradients[p].shape != sum.exact.shape) continue;
+      if (sum.blocked || sum.users.empty() || gradients[p].shape != sum.shape) continue;
       const std::string label = sum.terms == 1 && !sum.seeded ? "∂" + labelAt(sum.users.front()) : "";
       for (std::size_t i = 0; i < sum.exact.size(); ++i) {
         if (sum.mayUnderflow[i]) continue;
@@ -289,7 +289,8 @@ class AccuracyJudge {
   // budget of an IEEE evaluation: each term's, and γ_m of the addends' magnitudes for adding them
   // in any order. Blocked where a term that reaches it cannot be judged.
   struct GradientSum {
-    Tensor<Interval> exact, bound, magnitude;
+    Shape shape;
+    Tensor<Interval> exact, bound, magnitude;  // no values until a seed or a term: +0 so far
     std::vector<bool> mayUnderflow;
     std::vector<std::size_t> users;
     std::size_t terms = 0;
@@ -312,10 +313,10 @@ class AccuracyJudge {
         continue;
       }
       const Tensor<Interval> ct = pointsOf(gradients[k]);
-      const TermsAndError<Interval> terms =
+      TermsAndError<Interval> terms =
           termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
       for (std::size_t t = 0; t < terms.terms.size(); ++t)
-        addTerm(sums[node.args[terms.terms[t].arg]], k, terms.terms[t].value, terms.error[t].value);
+        addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value));
     }
     for (GradientSum& sum : sums) {
       const std::size_t additions = sum.terms + (sum.seeded ? 1 : 0);
@@ -328,7 +329,7 @@ class AccuracyJudge {
 
   void addSeed(GradientSum& sum, std::size_t p) const {
     const Shape& shape = c_.graph.shapeAt(p);
-    sum.exact = sum.bound = sum.magnitude = kernels::zeros<Interval>(shape);
+    sum.shape = shape;
     sum.mayUnderflow.assign(elementCount(shape), false);
     if (p >= c_.seeds.size() || unseeded(p)) return;
     if (!safe(c_.seeds[p]) || c_.seeds[p].shape != shape) {  // beyond the range, a sum with it could overflow
@@ -340,17 +341,24 @@ class AccuracyJudge {
     sum.magnitude = ops::absolute(sum.exact);
   }
 
-  void addTerm(GradientSum& sum, std::size_t k, const Tensor<Interval>& term, const Tensor<Interval>& error) const {
-    if (sum.blocked || term.shape != sum.exact.shape) {
+  // Adds a term and its error bound to the sum. Where the sum still holds +0, 0 + x is x itself
+  // (storage equality), so the first term's tensors are taken as they are.
+  void addTerm(GradientSum& sum, std::size_t k, Tensor<Interval> term, Tensor<Interval> error) const {
+    if (sum.blocked || term.shape != sum.shape) {
       sum.blocked = true;
       return;
     }
+    const bool exactStarts = sum.terms == 0 && !sum.seeded, boundStarts = sum.terms == 0;
+    if (exactStarts) sum.magnitude = Tensor<Interval>(term.shape, std::vector<Interval>(term.size()));
     for (std::size_t i = 0; i < term.size(); ++i) {
-      sum.exact[i] = sum.exact[i] + term[i];
-      sum.bound[i] = sum.bound[i] + error[i];
-      sum.magnitude[i] = sum.magnitude[i] + Carrier<Interval>::abs(term[i]) + error[i];
       if (mayHaveUnderflowed(term[i], format_)) sum.mayUnderflow[i] = true;
+      const Interval size = Carrier<Interval>::abs(term[i]);
+      sum.magnitude[i] = exactStarts ? size + error[i] : sum.magnitude[i] + size + error[i];
+      if (!exactStarts) sum.exact[i] = sum.exact[i] + term[i];
+      if (!boundStarts) sum.bound[i] = sum.bound[i] + error[i];
     }
+    if (exactStarts) sum.exact = std::move(term);
+    if (boundStarts) sum.bound = std::move(error);
     if (std::find(sum.users.begin(), sum.users.end(), k) == sum.users.end()) sum.users.push_back(k);
     ++sum.terms;
   }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -187,11 +188,43 @@ std::vector<std::pair<T, std::optional<std::size_t>>> valuesOf(const Case<T>& c)
   return values;
 }
 
+//! What tells two values apart for the reader: the bit pattern of an IEEE value, else the value.
+template <class T>
+struct ValueKeyOf {
+  using type = T;
+};
+template <>
+struct ValueKeyOf<double> {
+  using type = std::uint64_t;
+};
+template <>
+struct ValueKeyOf<float> {
+  using type = std::uint32_t;
+};
+template <class T>
+using ValueKey = typename ValueKeyOf<T>::type;
+
+//! Every distinct value a case holds (by bit pattern on IEEE carriers: -0 and 0 are two), with
+//! the first position that holds it: a value's texts, and so the verdict on it, depend on the
+//! value alone, so each is read once (a 512 x 512 input of small integers has a dozen).
+template <class T>
+std::vector<std::pair<T, std::optional<std::size_t>>> distinctValuesOf(const Case<T>& c) {
+  std::set<ValueKey<T>> seen;
+  std::vector<std::pair<T, std::optional<std::size_t>>> distinct;
+  for (auto& value : valuesOf(c)) {
+    bool first = false;
+    if constexpr (std::is_floating_point_v<T>) first = seen.insert(bitsOf(value.first)).second;
+    else first = seen.insert(value.first).second;
+    if (first) distinct.push_back(std::move(value));
+  }
+  return distinct;
+}
+
 }  // namespace detail
 
 template <class T>
 Verdict literal_reader(const Case<T>& c) {
-  for (const auto& [x, position] : detail::valuesOf(c)) {
+  for (const auto& [x, position] : detail::distinctValuesOf(c)) {
     std::string disagreement;
     if constexpr (std::is_floating_point_v<T>) disagreement = detail::ieeeDisagreement(x);
     else disagreement = detail::rationalDisagreement(x);

@@ -139,6 +139,10 @@ struct Carrier<Interval> {
   static bool certainlyPositive(const Interval& x) { return tc::certainlyPositive(x); }
   static bool withinRange(const Interval& x) { return tc::withinRange(x); }
   static long exponentMagnitude(const Interval& x) { return tc::exponentMagnitude(x); }
+  //! The double a point holds exactly, or nothing; and a double's point. A fold whose every
+  //! operation is exact in double gives, on points, the point of the same exact value.
+  static std::optional<double> exactDouble(const Interval& x) { return tc::exactDouble(x); }
+  static Interval fromDouble(double d) { return Interval(Mpfi(d)); }
 };
 
 //! Shared traits of the IEEE carriers: compared by bit pattern, any two NaNs equal.

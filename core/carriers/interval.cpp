@@ -77,6 +77,13 @@ bool withinRange(const Interval& x) {
   return inRange(lowerOf(x)) && inRange(upperOf(x));
 }
 
+std::optional<double> exactDouble(const Interval& x) {
+  if (!mpfr_equal_p(lowerOf(x), upperOf(x))) return std::nullopt;
+  const double d = mpfr_get_d(lowerOf(x), MPFR_RNDN);
+  if (mpfr_cmp_d(lowerOf(x), d) != 0) return std::nullopt;
+  return d;
+}
+
 long exponentMagnitude(const Interval& x) {
   auto of = [](mpfr_srcptr endpoint) { return mpfr_regular_p(endpoint) ? std::labs(mpfr_get_exp(endpoint)) : 0L; };
   return std::max(of(lowerOf(x)), of(upperOf(x)));

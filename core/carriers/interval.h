@@ -4,6 +4,7 @@
 // any reals inside its arguments. Expression templates stay off, as for the rationals.
 #include <boost/multiprecision/mpfi.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -66,6 +67,10 @@ bool certainlyPositive(const Interval& x);
 
 //! hi − lo divided by the larger endpoint's magnitude (0 for [0, 0]), rounded up, as a double.
 double relativeWidth(const Interval& x);
+
+//! The double a point interval holds exactly, or nothing (an interval that is not a point, or a
+//! point no double holds).
+std::optional<double> exactDouble(const Interval& x);
 
 //! Whether the exact rational q lies in x.
 bool contains(const Interval& x, const Rational& q);

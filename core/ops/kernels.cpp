@@ -11,8 +11,12 @@
 // contiguous (rows of y lie n elements apart, and reading them in place would send every row to the
 // same cache set), and so are the coefficients of a tile row. Copying changes no value.
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "core/ops/kernels.h"
@@ -228,7 +232,39 @@ template <class T>
     for (std::size_t i = 0; i < o.m; ++i) foldOne(o, i, j);
 }
 
+// The binary exponents that bound a set of doubles: each is an integer multiple of 2^low and
+// below 2^high in magnitude. Empty (no nonzero value) until one is added.
+struct DyadicRange {
+  long low = std::numeric_limits<long>::max();
+  long high = std::numeric_limits<long>::min();
+  bool empty() const { return high == std::numeric_limits<long>::min(); }
+  void add(double d) {
+    if (d == 0) return;
+    int exponent = 0;  // |d| in [2^(exponent-1), 2^exponent)
+    const double fraction = std::frexp(d, &exponent);
+    const auto mantissa = static_cast<std::uint64_t>(std::fabs(std::ldexp(fraction, 53)));  // exact: 53 bits at most
+    low = std::min(low, static_cast<long>(exponent) - 53 + std::countr_zero(mantissa));
+    high = std::max(high, static_cast<long>(exponent));
+  }
+};
+
+DyadicRange rangeOf(const std::vector<double>& values) {
+  DyadicRange range;
+  for (double d : values) range.add(d);
+  return range;
+}
+
 }  // namespace
+
+bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth) {
+  const DyadicRange xr = rangeOf(x), yr = rangeOf(y);
+  if (xr.empty() || yr.empty()) return true;  // every product is 0
+  const long low = xr.low + yr.low;
+  const long high = xr.high + yr.high + std::bit_width(depth);  // 2^bit_width(depth) > depth
+  constexpr long bits = std::numeric_limits<double>::digits;
+  constexpr long lowest = std::numeric_limits<double>::min_exponent - bits;  // 2^-1074
+  return high - low <= bits && low >= lowest && high <= std::numeric_limits<double>::max_exponent;
+}
 
 [[gnu::target_clones("avx2", "default")]] void addOuterProductIeee(const SlotTarget<double>& slot, const double* left,
                                                                     std::size_t m, const double* right, std::size_t k) {

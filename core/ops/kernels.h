@@ -2,8 +2,11 @@
 // Elementwise and indexing helpers shared by op definitions.
 #include <algorithm>
 #include <cassert>
+#include <concepts>
 #include <cstddef>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "core/carriers/carrier.h"
 #include "core/tensor/tensor.h"
@@ -143,12 +146,71 @@ T product(const T& row, const T& other) {
   else return other * row;
 }
 
+//! c[i·n + j] = fold over p < depth of x(i, p) · y[p·n + j], for i < m, j < n, where
+//! x(i, p) = x[i·xRow + p·xStep] (a row-major [m, depth] matrix has xRow = depth, xStep = 1; its
+//! transpose read in place xRow = 1, xStep = m) and y is a row-major [depth, n] matrix: each
+//! output a left fold from +0 over increasing p. IEEE values go to foldProductsIeee, which keeps
+//! blocks of outputs in vector registers (IEEE multiplication commutes, so `side` only matters
+//! to the other carriers).
+void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
+                      std::size_t depth, std::size_t n, double* c);
+void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
+                      std::size_t depth, std::size_t n, float* c);
+
+//! A carrier some of whose values are doubles exactly, as the interval carrier's points are: on
+//! those, an operation whose exact result is a double gives that double's value.
+template <class T>
+concept HoldsDoubles = requires(const T& v, double d) {
+  { Carrier<T>::exactDouble(v) } -> std::same_as<std::optional<double>>;
+  { Carrier<T>::fromDouble(d) } -> std::same_as<T>;
+};
+
+//! Whether every product and every partial sum of a fold of `depth` products x·y, with x from `x`
+//! and y from `y`, is a double exactly: the values of each are integer multiples of 2^lx (2^ly)
+//! below 2^hx (2^hy) in magnitude, so each partial sum is a multiple of 2^(lx+ly) below
+//! 2^(hx+hy+⌈log2 depth⌉), which needs no more bits than a double has.
+bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth);
+
+//! The values x[i·xRow + p·xStep] for i < rows, p < cols as a row-major array of doubles, or
+//! nothing when one of them is not a double exactly.
+template <HoldsDoubles T>
+std::optional<std::vector<double>> exactDoubles(const T* x, std::size_t rows, std::size_t cols, std::size_t xRow,
+                                                std::size_t xStep) {
+  std::vector<double> out(rows * cols);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t p = 0; p < cols; ++p) {
+      const std::optional<double> d = Carrier<T>::exactDouble(x[i * xRow + p * xStep]);
+      if (!d) return std::nullopt;
+      out[i * cols + p] = *d;
+    }
+  return out;
+}
+
+//! foldProducts on doubles when its every operation is exact there (foldIsExactInDouble): the
+//! same exact values as the carrier's own fold, so the same results, in the time of the IEEE
+//! kernel (on intervals, MPFI's 257-bit operations cost a hundred times more). False, with c
+//! untouched, when some operand or some partial sum is not a double.
+template <HoldsDoubles T>
+bool foldProductsInDouble(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
+                          std::size_t depth, std::size_t n, T* c) {
+  const std::optional<std::vector<double>> xs = exactDoubles(x, m, depth, xRow, xStep);
+  if (!xs) return false;
+  const std::optional<std::vector<double>> ys = exactDoubles(y, depth, n, n, 1);
+  if (!ys || !foldIsExactInDouble(*xs, *ys, depth)) return false;
+  std::vector<double> out(m * n, 0.0);
+  foldProductsIeee(xs->data(), depth, 1, ys->data(), m, depth, n, out.data());
+  for (std::size_t i = 0; i < m * n; ++i) c[i] = Carrier<T>::fromDouble(out[i]);
+  return true;
+}
+
 //! out[i] = fold over l < k of rows[i·k + l] · x[l], for i < m: a row-major [m, k] matrix
 //! times a vector. On IEEE carriers four rows advance together: four independent folds hide the
 //! latency of each addition, and each fold still adds in l order.
 template <RowSide side, class T>
 void foldRowDots(const T* rows, std::size_t m, std::size_t k, const T* x, T* out) {
   std::size_t i = 0;
+  if constexpr (HoldsDoubles<T>)  // x is a [k, 1] matrix
+    if (foldProductsInDouble(rows, k, 1, x, m, k, 1, out)) return;
   if constexpr (std::is_floating_point_v<T>) {
     for (; i + 4 <= m; i += 4) {
       const T* r0 = rows + i * k;
@@ -171,23 +233,14 @@ void foldRowDots(const T* rows, std::size_t m, std::size_t k, const T* x, T* out
   }
 }
 
-//! c[i·n + j] = fold over p < depth of x(i, p) · y[p·n + j], for i < m, j < n, where
-//! x(i, p) = x[i·xRow + p·xStep] (a row-major [m, depth] matrix has xRow = depth, xStep = 1; its
-//! transpose read in place xRow = 1, xStep = m) and y is a row-major [depth, n] matrix: each
-//! output a left fold from +0 over increasing p. IEEE values go to foldProductsIeee, which keeps
-//! blocks of outputs in vector registers (IEEE multiplication commutes, so `side` only matters
-//! to the other carriers).
-void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
-                      std::size_t depth, std::size_t n, double* c);
-void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
-                      std::size_t depth, std::size_t n, float* c);
-
 template <RowSide side, class T>
 void foldProducts(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m, std::size_t depth,
                   std::size_t n, T* c) {
   if constexpr (std::is_floating_point_v<T>) {
     foldProductsIeee(x, xRow, xStep, y, m, depth, n, c);
   } else {
+    if constexpr (HoldsDoubles<T>)
+      if (foldProductsInDouble(x, xRow, xStep, y, m, depth, n, c)) return;
     for (std::size_t i = 0; i < m; ++i) {  // row i of c combines the rows of y
       T* __restrict out = c + i * n;
       std::fill(out, out + n, zero<T>());

@@ -136,10 +136,10 @@ const char* kGather = R"({"tapecheck": 1, "inputs": [{"shape": [3, 2]}, {"shape"
 
 TEST(IndexBounds, EntriesLoadUpToTheSmallestReadersRowsAndAreRefusedNamingIt) {
   const Case<double> c = parseCase<double>(kGather).value();
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 0), "");
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 1), "");
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 2), "") << "out of range for node 3 (2 rows), not node 2";
-  EXPECT_EQ(props::indices::entryDisagreement(c, "g0", props::indices::readersOf(c.graph, "g0"), 3), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c.graph, props::indices::graphDocument(c), "g0", props::indices::readersOf(c.graph, "g0"), 0), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c.graph, props::indices::graphDocument(c), "g0", props::indices::readersOf(c.graph, "g0"), 1), "");
+  EXPECT_EQ(props::indices::entryDisagreement(c.graph, props::indices::graphDocument(c), "g0", props::indices::readersOf(c.graph, "g0"), 2), "") << "out of range for node 3 (2 rows), not node 2";
+  EXPECT_EQ(props::indices::entryDisagreement(c.graph, props::indices::graphDocument(c), "g0", props::indices::readersOf(c.graph, "g0"), 3), "");
   EXPECT_EQ(props::indices::firstOutOfRange(c.graph, props::indices::readersOf(c.graph, "g0"), 2), 3u);
   EXPECT_EQ(props::indices::firstOutOfRange(c.graph, props::indices::readersOf(c.graph, "g0"), 3), 2u);
   EXPECT_TRUE(props::checkDocument(property("index_bounds"), builtinEngine<double>("compiled"),

@@ -51,6 +51,18 @@ TEST(LiteralReader, ReadsFractionsAndDecimalsAsGmpDoes) {
     EXPECT_EQ(props::detail::rationalDisagreement(x), "") << x;
 }
 
+TEST(LiteralReader, ReadsEachDistinctValueOnceAtItsFirstPosition) {
+  auto c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [6]}, {"shape": [2]}],
+      "nodes": [{"op": "scale", "args": [1], "attrs": {"c": "0.5"}}],
+      "values": [["2", "-0", "2", "0", "nan", "-0"], ["0.5", "nan"]]})");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  std::vector<std::pair<std::string, std::optional<std::size_t>>> read;
+  for (const auto& [x, position] : props::detail::distinctValuesOf(*c)) read.push_back({Carrier<double>::format(x), position});
+  const std::vector<std::pair<std::string, std::optional<std::size_t>>> expected{
+      {"2", 0}, {"-0", 0}, {"0", 0}, {"nan", 0}, {"0.5", 1}, {"1", 2}};
+  EXPECT_EQ(read, expected) << "the output's seed, 1, follows the inputs; scale's c, 0.5, was met at position 1";
+}
+
 Case<double> readmeLike(const std::string& values) {
   auto c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [4]}],
       "nodes": [{"op": "scale", "args": [0], "attrs": {"c": "-0"}}, {"op": "clamp", "args": [1], "attrs": {"lo": "-inf", "hi": "2"}}],

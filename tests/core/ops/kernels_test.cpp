@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/carriers/carrier.h"
 #include "core/graph/builder.h"
 #include "core/graph/node_program.h"
+#include "core/ops/kernels.h"
 
 namespace {
 
@@ -226,6 +228,63 @@ TYPED_TEST(DenseKernels, SumAxisEqualsTheLiteralLoop) {
       }
     NodeRun<T> run = runLastNode(g, {x}, randomTensor<T>(outShape, rng));
     EXPECT_TRUE(sameValues(Tensor<T>(outShape, std::move(expected)), run.value, "sum_axis " + std::to_string(axis)));
+  }
+}
+
+// On intervals, a product of point matrices whose every operation double arithmetic holds
+// exactly is folded in double (kernels::foldProductsInDouble); MPFI's fold gives the same exact
+// points. Each case states whether it takes that path, so that both paths are compared.
+struct IntervalMatmul {
+  std::string name;
+  std::size_t m, k, n;
+  std::function<tc::Interval(std::size_t)> a, b, ct;  // value of element i
+  bool exactInDouble;                                    // of the forward's fold
+};
+
+tc::Interval point(double d) { return Carrier<tc::Interval>::fromDouble(d); }
+
+TEST(DenseKernelsOnIntervals, FoldsInDoubleOnlyWhereExactAndEqualMpfisFold) {
+  std::mt19937_64 rng(23);
+  auto smallDyadic = [&](std::size_t) { return point(std::uniform_int_distribution<int>(-8, 8)(rng) / 4.0); };
+  auto one = [](std::size_t) { return point(1); };
+  const double justBelow = std::ldexp(1.0, 52) - 1;  // three of them add to 3·2^52 − 3: 54 bits
+  const std::vector<IntervalMatmul> cases = {
+      {"small dyadic values", 9, 17, 33, smallDyadic, smallDyadic, smallDyadic, true},
+      {"small dyadic values, long folds", 70, 300, 19, smallDyadic, smallDyadic, smallDyadic, true},
+      {"a vector", 5, 3, 1, smallDyadic, smallDyadic, smallDyadic, true},
+      {"partial sums beyond 53 bits", 1, 3, 1, [&](std::size_t) { return point(justBelow); }, one, one, false},
+      {"a value no double holds", 4, 5, 6,
+       [&](std::size_t i) { return i == 7 ? Carrier<tc::Interval>::fromInt(1) / Carrier<tc::Interval>::fromInt(3) : point(2); },
+       one, one, false},
+      {"an interval that is not a point", 3, 4, 5,
+       [&](std::size_t i) { return i == 0 ? tc::enclose(tc::Rational(1, 4), tc::Rational(1, 2)) : point(1); }, one, one,
+       false},
+      {"products below 2^-1074", 2, 2, 2, [&](std::size_t) { return point(std::ldexp(1.0, -600)); },
+       [&](std::size_t) { return point(std::ldexp(1.0, -600)); }, one, false},
+  };
+  for (const IntervalMatmul& c : cases) {
+    auto tensor = [](const Shape& shape, const std::function<tc::Interval(std::size_t)>& at) {
+      std::vector<tc::Interval> values;
+      for (std::size_t i = 0; i < tc::elementCount(shape); ++i) values.push_back(at(i));
+      return Tensor<tc::Interval>(shape, std::move(values));
+    };
+    const Shape bShape = c.n == 1 ? Shape{c.k} : Shape{c.k, c.n}, outShape = c.n == 1 ? Shape{c.m} : Shape{c.m, c.n};
+    Tensor<tc::Interval> a = tensor({c.m, c.k}, c.a), y = tensor(bShape, c.b), ct = tensor(outShape, c.ct);
+    auto doubles = [](const Tensor<tc::Interval>& x) {
+      return tc::kernels::exactDoubles(x.values.data(), 1, x.size(), x.size(), 1);
+    };
+    const auto as = doubles(a), ys = doubles(y);
+    EXPECT_EQ(as && ys && tc::kernels::foldIsExactInDouble(*as, *ys, c.k), c.exactInDouble) << c.name;
+    auto b = *GraphBuilder<tc::Interval>::create({{c.m, c.k}, bShape});
+    ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
+    NodeRun<tc::Interval> run = runLastNode(std::move(b).build(), {a, y}, ct);
+    const std::size_t n = c.n;
+    EXPECT_TRUE(sameValues(literalProducts<tc::Interval>(outShape, c.m, c.k, n, [&](auto i, auto l) { return a[i * c.k + l]; },
+                                                         [&](auto l, auto j) { return y[l * n + j]; }),
+                           run.value, c.name + ": forward"));
+    EXPECT_TRUE(sameValues(literalProducts<tc::Interval>({c.k, n}, c.k, c.m, n, [&](auto l, auto i) { return a[i * c.k + l]; },
+                                                         [&](auto i, auto j) { return ct[i * n + j]; }),
+                           Tensor<tc::Interval>({c.k, n}, run.terms[1].values), c.name + ": term of b (aᵀ·ct)"));
   }
 }
 
