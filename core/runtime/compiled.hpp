@@ -60,10 +60,9 @@ Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_pt
     : saved_(graph, data, context), context_(std::move(context)) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
     if (ops::isDense(graph.nodeAt(p).op) || TC_MUTANT(25)) highestOpaque_ = p;  // the fault: every node is opaque
-  auto offsets = std::make_shared<std::vector<std::size_t>>();
-  offsets->reserve(graph.positionCount() + 1);
-  offsets->push_back(0);
-  for (const Tensor<T>& value : *context_) offsets->push_back(offsets->back() + value.size());
+  auto offsets = std::make_shared<std::vector<std::size_t>>(context_->size() + 1);
+  std::size_t* offset = offsets->data();
+  for (std::size_t p = 0, end = 0; p < context_->size(); ++p) offset[p + 1] = end += (*context_)[p].size();
   offsets_ = std::move(offsets);
 }
 

@@ -1,4 +1,6 @@
 #pragma once
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "core/support/mutants.h"
@@ -35,8 +37,9 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
                                                           const Data<T>& data, OnNode&& onNode) {
   if (auto ok = checkInputs(graph, inputs); !ok) return std::unexpected(ok.error());
   if (auto ok = checkData(graph, data); !ok) return std::unexpected(ok.error());
-  auto context = std::make_shared<Context<T>>(std::move(inputs));
-  context->reserve(graph.positionCount());
+  auto context = std::make_shared<Context<T>>();
+  context->reserve(graph.positionCount());  // before the inputs join, so that they move only once
+  std::ranges::move(inputs, std::back_inserter(*context));
   const std::shared_ptr<const Context<T>> shared = context;  // what onNode sees
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
     auto value = TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log  // the fault: log unchecked
