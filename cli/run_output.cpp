@@ -38,6 +38,8 @@ std::string formatTable(const std::vector<RunRow>& rows) {
   for (const RunRow& r : rows)
     if (std::string empty = r.run.nothingCompared(); !empty.empty())
       out += fmt::format("{} on {}: {}\n", r.property, r.carrier, empty);
+    else if (std::string partly = r.run.partlyCompared(); !partly.empty())
+      out += fmt::format("{} on {}: {}\n", r.property, r.carrier, partly);
   for (const RunRow& r : rows)
     if (!r.run.measures.empty()) out += fmt::format("{} on {}, worst ulp per op (share of its budget): {}\n", r.property, r.carrier, formatMeasures(r.run.measures));
   return out;

@@ -28,13 +28,27 @@ std::uint64_t caseSeed(std::uint64_t runSeed, std::string_view property, std::st
   return mix(mix(runSeed, nameHash(property)), mix(nameHash(carrier), index));
 }
 
+namespace {
+
+// "2 skipped: <reason>, 1 unsupported: op exp"
+std::string notComparedReasons(const PropertyRun& run) {
+  std::vector<std::string> reasons;
+  for (const auto& [reason, count] : run.skipReasons) reasons.push_back(fmt::format("{} skipped: {}", count, reason));
+  for (const auto& [op, count] : run.unsupportedOps) reasons.push_back(fmt::format("{} unsupported: op {}", count, op));
+  return fmt::format("{}", fmt::join(reasons, ", "));
+}
+
+}  // namespace
+
 std::string PropertyRun::nothingCompared() const {
   if (compared() > 0 || failed > 0) return {};
-  std::vector<std::string> reasons;
-  for (const auto& [reason, count] : skipReasons) reasons.push_back(fmt::format("{} skipped: {}", count, reason));
-  for (const auto& [op, count] : unsupportedOps) reasons.push_back(fmt::format("{} unsupported: op {}", count, op));
   if (cases == 0) return "nothing compared: no cases ran";
-  return fmt::format("nothing compared: {} of {} cases ({})", cases, cases, fmt::join(reasons, ", "));
+  return fmt::format("nothing compared: {} of {} cases ({})", cases, cases, notComparedReasons(*this));
+}
+
+std::string PropertyRun::partlyCompared() const {
+  if (compared() == 0 || compared() == cases) return {};
+  return fmt::format("{} of {} cases not compared ({})", cases - compared(), cases, notComparedReasons(*this));
 }
 
 std::string PropertyRun::whyNotPassed() const {

@@ -51,6 +51,9 @@ struct PropertyRun {
   std::size_t compared() const { return cases - skipped - unsupported; }
   //! Why a run without a counterexample still fails because it compared nothing; empty otherwise.
   std::string nothingCompared() const;
+  //! Why some cases were not compared when others were: "3 of 11 cases not compared (3 skipped:
+  //! ...)"; empty when every case was compared or none was (nothingCompared says why).
+  std::string partlyCompared() const;
   bool passed() const { return failed == 0 && nothingCompared().empty(); }
   //! Why the run did not pass, for a message: the first failure's reason and shrunk case, else
   //! why nothing was compared; empty when it passed.

@@ -1,6 +1,7 @@
 // The runner's bookkeeping: a row that compared nothing fails with a reason; cases with ops the
 // engine's profile does not support are counted, not run, and not generated; comparison
 // policies; and survey mode, which tallies failures by op and class of difference.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,6 +78,27 @@ TEST(Health, ARowThatComparedSomethingReportsHowMany) {
   EXPECT_GT(run.skipped, 0u) << "kinks and domain failures are skipped";
   EXPECT_EQ(run.compared(), run.cases - run.skipped);
   EXPECT_EQ(run.nothingCompared(), "");
+  // The cases it did not compare are counted with their reasons, as a table row prints them.
+  std::size_t counted = 0;
+  for (const auto& [reason, count] : run.skipReasons) {
+    EXPECT_NE(run.partlyCompared().find(fmt::format("{} skipped: {}", count, reason)), std::string::npos) << run.partlyCompared();
+    counted += count;
+  }
+  EXPECT_EQ(counted, run.skipped);
+  EXPECT_EQ(run.partlyCompared().rfind(fmt::format("{} of {} cases not compared (", run.skipped, run.cases), 0), 0u)
+      << run.partlyCompared();
+}
+
+TEST(Health, ARowThatComparedEveryCaseOrNoneHasNoPartialCount) {
+  props::PropertyRun all;
+  all.cases = 5;
+  EXPECT_EQ(all.partlyCompared(), "");
+  props::PropertyRun none = all;
+  none.skipped = 5, none.skipReasons["domain failure"] = 5;
+  EXPECT_EQ(none.partlyCompared(), "") << "nothingCompared says why";
+  props::PropertyRun some = none;
+  some.skipped = 2, some.skipReasons["domain failure"] = 2, some.unsupported = 1, some.unsupportedOps["exp"] = 1;
+  EXPECT_EQ(some.partlyCompared(), "3 of 5 cases not compared (2 skipped: domain failure, 1 unsupported: op exp)");
 }
 
 TEST(Profiles, ACaseWithAnUnsupportedOpIsCountedNotRun) {
