@@ -40,9 +40,10 @@ struct RoundingModel {
   }
 };
 
-//! The budget of exp, log, tanh, sin and cos: 2 ulp. glibc's largest known errors for them are
-//! 1 ulp (exp, log, sin, cos) and 2 ulp (tanh) in double and float (the GNU C Library manual,
-//! "Known Maximum Errors in Math Functions"); the SLEEF u10 functions PyTorch's CPU kernels call
+//! The budget of exp, log, sin and cos, and of each libm call inside another op's budget: 2 ulp.
+//! glibc's largest known errors for them (and for expm1 and log1p) are 1 ulp in double and float
+//! (the GNU C Library manual, "Known Maximum Errors in Math Functions": the largest errors its test
+//! inputs reached, not bounds, hence twice that); the SLEEF u10 functions PyTorch's CPU kernels call
 //! promise 1.0 ulp.
 inline constexpr double kLibmUlps = 2;
 

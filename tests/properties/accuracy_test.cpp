@@ -120,6 +120,19 @@ TEST(AccuracyProperty, AFewUlpOffPassWithinTheBudgetAndFailBeyondIt) {
   EXPECT_FALSE(props::accuracy<double>(plantedAt(2, 0, 1), add).holds);
 }
 
+TEST(AccuracyProperty, GlibcsTanhIsWithinTanhsBudgetWhereItErrsByMoreThanTwoUlp) {
+  // glibc 2.36's tanh errs by 2.02 ulp at this argument (the manual lists 2 ulp, an error its tests
+  // reached, not a bound); the compiled engine calls it, and tanh's budget is derived from glibc's
+  // algorithm (10 ulp), so a correct engine passes. A value 12 representable values away does not.
+  const Case<double> tanh = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+    "nodes": [{"op": "tanh", "args": [0]}], "values": [["-0.23443391749786419"]]})");
+  props::Verdict verdict = props::accuracy<double>(builtinEngine<double>("compiled"), tanh);
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  ASSERT_TRUE(verdict.measures.contains("tanh"));
+  EXPECT_LE(verdict.measures.at("tanh").value, 10);
+  EXPECT_FALSE(props::accuracy<double>(plantedAt(1, 0, 12), tanh).holds);
+}
+
 TEST(AccuracyProperty, ASumIsJudgedByItsErrorBoundNotInUlps) {
   // 1e16 + 1 − 1e16 is 0 or 2 in double (1e16 + 1 rounds), while the exact sum is 1: far in ulps of
   // 1, well within γ_3·(2·10^16 + 1) ≈ 6.7.
@@ -189,9 +202,10 @@ TEST(AccuracyProperty, TermsAreJudgedOnTheEnginesArgumentsAndCotangent) {
   EXPECT_TRUE(verdict.holds) << verdict.why;
   ASSERT_TRUE(verdict.measures.contains("∂tanh"));
   EXPECT_LE(verdict.measures.at("∂tanh").ofLimit, 1);
-  // Element 1's budget is γ_3·(1 + y²) with y within 2 ulp: about 4.6 ulp of the term.
-  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 1, 2), tanhCase()).holds);
-  props::Verdict off = props::accuracy<double>(gradientPlantedAt(0, 1, 8), tanhCase());
+  // Element 1's term is exact for any y within tanh's 10 ulp (an enclosure about 9 ulp of the term wide),
+  // and its budget γ_3·(1 + y²) adds 3.6 ulp: 8 steps stay within, 16 do not.
+  EXPECT_TRUE(props::accuracy<double>(gradientPlantedAt(0, 1, 8), tanhCase()).holds);
+  props::Verdict off = props::accuracy<double>(gradientPlantedAt(0, 1, 16), tanhCase());
   ASSERT_FALSE(off.holds);
   EXPECT_NE(off.why.find("node 1 (tanh)'s term for position 0, element 1: planted computes"), std::string::npos)
       << off.why;
