@@ -8,6 +8,7 @@
 
 #include "core/graph/cost.h"
 #include "core/io/case_file.h"
+#include "generators/choices.h"
 
 namespace tc::cli {
 
@@ -26,13 +27,20 @@ struct BudgetOptions {
 //! (the reference and the tape), and spends about 50 ns per element drawing, copying and comparing
 //! (ten times more for tensors beyond the caches, core/graph/cost.hpp; the twelve properties of
 //! `check` took 40, 40 and 30 passes per draw).
-inline PassCounts gradPasses(bool denseOrder) { return PassCounts{1, 1, denseOrder ? 1.0 : 0.0, 4, 3, 0}; }
+inline PassCounts gradPasses(bool denseOrder) { return PassCounts{1, 1, denseOrder ? 1.0 : 0.0, 4, 3, 0, {}, {}}; }
 inline PassCounts propertyPasses(double propertyRuns, double printedValues) {
   return PassCounts{3.5 * propertyRuns, 3.5 * propertyRuns, 2.5 * propertyRuns, 8, printedValues,
-                    50 * propertyRuns};
+                    50 * propertyRuns, {}, {}};
 }
 //! `show` evaluates and lists the case, and re-checks a saved failure's property.
 inline PassCounts showPasses() { return propertyPasses(1, 3); }
+//! `passes` with the accuracy oracle run `ownRuns` times on the case's own values and `drawnRuns`
+//! times on random draws of `domain` (the exact domain's values are small dyadic numbers).
+inline PassCounts withAccuracyRuns(PassCounts passes, double ownRuns, double drawnRuns, gen::Domain domain) {
+  passes.ownValues = EnclosurePasses{ownRuns, 1, false};
+  passes.drawnValues = EnclosurePasses{drawnRuns, gen::finiteShareOfDraws(domain), domain == gen::Domain::exact};
+  return passes;
+}
 
 //! A loader gate (core/io/case_file.h) that refuses a case whose estimated cost passes the budget,
 //! naming the node and the option that raises the limit it passed; `more` adds another way to ask

@@ -61,13 +61,20 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
   return chosen;
 }
 
+// How many of the chosen properties are the accuracy oracle, whose enclosures the budget counts apart.
+template <class T>
+double accuracyRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
+  return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "accuracy"; }));
+}
+
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
              bool survey, const BudgetOptions& budget) {
   std::vector<const props::NamedProperty<T>*> chosen = chosenProperties<T>(property, source.external(), judging.domain);
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
-  auto loaded = loadOn<T>(input, budgetGate<T>(propertyPasses(runs, 3), budget));
+  auto loaded = loadOn<T>(
+      input, budgetGate<T>(withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain), budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
@@ -126,11 +133,14 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
 // random ones).
 template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain domain) {
-  const double properties = static_cast<double>(chosenProperties<T>(options.property, external, domain).size());
+  const auto chosen = chosenProperties<T>(options.property, external, domain);
+  const double properties = static_cast<double>(chosen.size());
+  const double accuracy = accuracyRuns(chosen);
   return [=, &options](const Case<T>& c) {
     const double draws = static_cast<double>(options.cases + (c.inputs ? 1 : 0));
-    return budgetGate<T>(propertyPasses(draws * properties, 0), options.budget,
-                         fmt::format(", or ask for fewer than {} --cases", options.cases))(c);
+    const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
+                                               accuracy * static_cast<double>(options.cases), domain);
+    return budgetGate<T>(passes, options.budget, fmt::format(", or ask for fewer than {} --cases", options.cases))(c);
   };
 }
 
@@ -167,7 +177,8 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 
 template <class T>
 int showOn(const CaseInput& input, bool dot, const Program& program, const BudgetOptions& budget) {
-  auto loaded = loadOn<T>(input, budgetGate<T>(showPasses(), budget));
+  const double accuracy = input.property == "accuracy" ? 1 : 0;  // a saved failure's property is re-checked
+  auto loaded = loadOn<T>(input, budgetGate<T>(withAccuracyRuns(showPasses(), accuracy, 0, gen::Domain::general), budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {

@@ -2,6 +2,7 @@
 // The generator's source of choices and the value pools it draws from.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <string>
@@ -58,6 +59,8 @@ struct PoolDraw {
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
 //! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) and 12% values that round or are large or
 //! tiny — neither in the exact domain, whose values are all small dyadic numbers.
+inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
+
 template <class T>
 PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
   auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };
@@ -66,9 +69,30 @@ PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
   } else {
     if (domain == Domain::exact) return from(kIeeeValues);
     const std::size_t draw = pick.below(100);
-    return draw < 8 ? from(kIeeeSpecials) : draw < 20 ? from(kIeeeWideValues) : from(kIeeeValues);
+    return draw < kSpecialPercent                ? from(kIeeeSpecials)
+           : draw < kSpecialPercent + kWidePercent ? from(kIeeeWideValues)
+                                                   : from(kIeeeValues);
   }
 }
+
+}  // namespace tc::gen::detail
+
+namespace tc::gen {
+
+//! The chance that one value drawn on an IEEE carrier is finite (NaN and the infinities are
+//! among the specials of the default domain; the exact domain has none).
+inline double finiteShareOfDraws(Domain domain) {
+  if (domain == Domain::exact) return 1;
+  const auto nonFinite = std::count_if(detail::kIeeeSpecials.begin(), detail::kIeeeSpecials.end(), [](const std::string& v) {
+    return v == "nan" || v == "inf" || v == "-inf";
+  });
+  return 1 - static_cast<double>(detail::kSpecialPercent) / 100 * static_cast<double>(nonFinite) /
+                 static_cast<double>(detail::kIeeeSpecials.size());
+}
+
+}  // namespace tc::gen
+
+namespace tc::gen::detail {
 
 template <class T>
 std::string randomValue(Choices& pick, Domain domain = Domain::general) {

@@ -12,6 +12,17 @@
 
 namespace tc {
 
+//! Runs of the accuracy oracle (docs/semantics.md §2.6) on one kind of values: each encloses every
+//! node's forward and terms on MPFI intervals and judges every element, hundreds of times the cost
+//! of the IEEE kernels, except where a fold of products runs in double (every operation exact there).
+struct EnclosurePasses {
+  double count = 0;          //!< runs (one per draw judged)
+  double finiteShare = 1;    //!< the chance that one element of a draw is finite: a node is judged only
+                             //!< where every element of its arguments is, so a draw of large tensors rarely is
+  bool shortValues = false;  //!< the draws are small dyadic values, whose folds run in double; for the
+                             //!< case's own values this is read from the values
+};
+
 //! How many passes of each kind a command makes over a graph.
 struct PassCounts {
   double forward = 1;        //!< evaluations: every node's forward
@@ -24,6 +35,8 @@ struct PassCounts {
   double perElement = 0;     //!< nanoseconds of bookkeeping per element of every position (drawing
                              //!< values, comparing results) while it fits in the caches; printing
                              //!< is counted by printedValues
+  EnclosurePasses ownValues;    //!< the accuracy oracle on the case's own values (IEEE carriers)
+  EnclosurePasses drawnValues;  //!< the accuracy oracle on random draws (IEEE carriers)
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

@@ -7,10 +7,17 @@
 
 #include "core/graph/cost.h"
 #include "core/graph/node_program.hpp"
+#include "core/ops/kernels.h"
 #include "core/ops/library.hpp"
 
 namespace tc {
 namespace detail {
+
+// An operation on MPFI intervals of 257-bit endpoints (a multiply-add of a 128 × 128 product on
+// them takes about 400 ns), and the accuracy oracle's judging of one element (converting the
+// engine's value, enclosing it within its budget: about 4 µs, measured on a 512 × 512 product).
+constexpr double kEnclosedOperation = 400;
+constexpr double kJudgedElement = 4000;
 
 // About the nanoseconds of one elementary operation on values of `bits` bits. Exact rationals
 // pay GMP's calls and, as numbers grow, multiplication and gcd somewhat faster than linear in the
@@ -21,6 +28,8 @@ double operationCost(double bits, bool transcendental) {
     return 100 + 0.5 * std::pow(std::max(1.0, bits / 64), 1.6);
   } else if constexpr (std::is_floating_point_v<T>) {
     return transcendental ? 20 : 0.25;  // the kernels run in vector lanes
+  } else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+    return kEnclosedOperation;
   } else {
     return 5;  // a residue: a multiplication and a reduction
   }
@@ -88,6 +97,28 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
       });
   }
+  // On IEEE carriers, the range of the case's own finite leaf values: where it is narrow, the
+  // accuracy oracle's folds of products of leaves run in double (kernels::foldIsExactInDouble).
+  kernels::DyadicRange ownLeaves;
+  bool ownValuesKnown = false;
+  if constexpr (std::is_floating_point_v<T>) {
+    auto add = [&](const Tensor<T>& t) {
+      for (const T& x : t.values)
+        if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
+    };
+    if (inputs) {
+      ownValuesKnown = true;
+      for (const Tensor<T>& t : *inputs) add(t);
+    }
+    for (const auto& [name, t] : data) add(t);
+    for (const Node<T>& node : graph.nodes)
+      ops::forEachAttributeValue(node.op, node.attrs, [&](const T& x) {
+        if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
+      });
+  }
+  // The small dyadic values of a draw that `shortValues` promises: within [2^-8, 2^8].
+  kernels::DyadicRange drawnLeaves;
+  drawnLeaves.add(0x1p-8), drawnLeaves.add(0x1p8 - 0x1p-8);
   std::vector<int> degrees(graph.positionCount(), 1);
   double work = 0, memory = 0;
   double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
@@ -125,6 +156,30 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       // An opaque program builds a contribution to every earlier position on every reverse pass,
       // which the pass then adds.
       if (ops::isDense(node.op)) work += 2 * passes.backward * earlier;
+      if constexpr (std::is_floating_point_v<T>) {
+        // The accuracy oracle encloses the forward and the terms (three operations per forward one,
+        // as a reverse pass) and judges the node's elements and its arguments' gradients. Its
+        // folds of products run in double where the arguments are leaves (degree 1) in a range
+        // whose products and sums are exact in double.
+        double argumentElements = 0;
+        std::size_t depth = 1;  // a bound on the fold's length: the largest dimension read
+        bool leafArguments = true;
+        for (std::size_t a : node.args) {
+          argumentElements += static_cast<double>(elementCount(graph.shapeAt(a)));
+          for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
+          leafArguments = leafArguments && degrees[a] == 1;
+        }
+        auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown) {
+          if (runs.count == 0) return 0.0;
+          const bool inDouble = leavesKnown && leafArguments && kernels::foldIsExactInDouble(leaves, leaves, depth);
+          const double judged = std::pow(runs.finiteShare, argumentElements);
+          return runs.count * judged *
+                 (3 * operations * (inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation) +
+                  (elements + argumentElements) * detail::kJudgedElement);
+        };
+        work += enclosed(passes.ownValues, ownLeaves, ownValuesKnown);
+        work += enclosed(passes.drawnValues, drawnLeaves, passes.drawnValues.shortValues);
+      }
     }
     const double elementCost = detail::operationCost<T>(bits, false);
     // Bookkeeping per element costs like copying a value: more for a large rational, and ten times

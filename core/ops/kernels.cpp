@@ -232,22 +232,6 @@ template <class T>
     for (std::size_t i = 0; i < o.m; ++i) foldOne(o, i, j);
 }
 
-// The binary exponents that bound a set of doubles: each is an integer multiple of 2^low and
-// below 2^high in magnitude. Empty (no nonzero value) until one is added.
-struct DyadicRange {
-  long low = std::numeric_limits<long>::max();
-  long high = std::numeric_limits<long>::min();
-  bool empty() const { return high == std::numeric_limits<long>::min(); }
-  void add(double d) {
-    if (d == 0) return;
-    int exponent = 0;  // |d| in [2^(exponent-1), 2^exponent)
-    const double fraction = std::frexp(d, &exponent);
-    const auto mantissa = static_cast<std::uint64_t>(std::fabs(std::ldexp(fraction, 53)));  // exact: 53 bits at most
-    low = std::min(low, static_cast<long>(exponent) - 53 + std::countr_zero(mantissa));
-    high = std::max(high, static_cast<long>(exponent));
-  }
-};
-
 DyadicRange rangeOf(const std::vector<double>& values) {
   DyadicRange range;
   for (double d : values) range.add(d);
@@ -256,8 +240,21 @@ DyadicRange rangeOf(const std::vector<double>& values) {
 
 }  // namespace
 
+void DyadicRange::add(double d) {
+  assert(std::isfinite(d));
+  if (d == 0) return;
+  int exponent = 0;  // |d| in [2^(exponent-1), 2^exponent)
+  const double fraction = std::frexp(d, &exponent);
+  const auto mantissa = static_cast<std::uint64_t>(std::fabs(std::ldexp(fraction, 53)));  // exact: 53 bits at most
+  low = std::min(low, static_cast<long>(exponent) - 53 + std::countr_zero(mantissa));
+  high = std::max(high, static_cast<long>(exponent));
+}
+
 bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth) {
-  const DyadicRange xr = rangeOf(x), yr = rangeOf(y);
+  return foldIsExactInDouble(rangeOf(x), rangeOf(y), depth);
+}
+
+bool foldIsExactInDouble(const DyadicRange& xr, const DyadicRange& yr, std::size_t depth) {
   if (xr.empty() || yr.empty()) return true;  // every product is 0
   const long low = xr.low + yr.low;
   const long high = xr.high + yr.high + std::bit_width(depth);  // 2^bit_width(depth) > depth

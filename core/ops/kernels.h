@@ -4,6 +4,7 @@
 #include <cassert>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -165,10 +166,20 @@ concept HoldsDoubles = requires(const T& v, double d) {
   { Carrier<T>::fromDouble(d) } -> std::same_as<T>;
 };
 
-//! Whether every product and every partial sum of a fold of `depth` products x·y, with x from `x`
-//! and y from `y`, is a double exactly: the values of each are integer multiples of 2^lx (2^ly)
-//! below 2^hx (2^hy) in magnitude, so each partial sum is a multiple of 2^(lx+ly) below
+//! The binary exponents that bound a set of doubles: each is an integer multiple of 2^low and
+//! below 2^high in magnitude. Empty (no nonzero value) until one is added. Requires finite values.
+struct DyadicRange {
+  long low = std::numeric_limits<long>::max();
+  long high = std::numeric_limits<long>::min();
+  bool empty() const { return high == std::numeric_limits<long>::min(); }
+  void add(double d);
+};
+
+//! Whether every product and every partial sum of a fold of `depth` products x·y, with x in range
+//! `x` and y in range `y`, is a double exactly: each partial sum is a multiple of 2^(lx+ly) below
 //! 2^(hx+hy+⌈log2 depth⌉), which needs no more bits than a double has.
+bool foldIsExactInDouble(const DyadicRange& x, const DyadicRange& y, std::size_t depth);
+//! The same for the values themselves.
 bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth);
 
 //! The values x[i·xRow + p·xStep] for i < rows, p < cols as a row-major array of doubles, or

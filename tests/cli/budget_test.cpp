@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/cli/run_tapecheck.h"
@@ -93,6 +95,29 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   CommandRun many = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --max-work 1e5");
   EXPECT_EQ(many.status, 2) << many.out;
   EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;
+}
+
+// A 160 × 160 by 160 × 160 product of `value` everywhere, written to a temporary file.
+std::string productFile(const std::string& name, const std::string& value) {
+  std::string values;
+  for (int i = 0; i < 160 * 160; ++i) values += (i ? ", \"" : "\"") + value + "\"";
+  const std::string path = (std::filesystem::temp_directory_path() / ("tapecheck-budget-" + name + ".json")).string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [160, 160]}, {"shape": [160, 160]}],)"
+                      << R"( "nodes": [{"op": "matmul", "args": [0, 1]}], "values": [[)" << values << "], [" << values
+                      << "]]}";
+  return path;
+}
+
+TEST(BudgetOptions, TheAccuracyOraclesEnclosuresCountUnlessItsProductsRunInDouble) {
+  // 0.1 has a long significand: the oracle encloses all 3 · 160³ multiply-adds on MPFI intervals
+  // (about 400 ns each, 5 s); 3 is a small integer, whose folds run in double.
+  const std::string options = " --carrier double --property accuracy --cases 0 --max-work 2e9";
+  CommandRun wide = runBounded("check " + productFile("wide", "0.1") + options);
+  EXPECT_EQ(wide.status, 2) << wide.out << wide.err;
+  EXPECT_NE(wide.err.find("node 2 (matmul): the estimated work reaches"), std::string::npos) << wide.err;
+  CommandRun small = runBounded("check " + productFile("small", "3") + options);
+  EXPECT_EQ(small.status, 0) << small.out << small.err;
+  EXPECT_NE(small.out.find("accuracy "), std::string::npos) << small.out;
 }
 
 TEST(BudgetOptions, ABudgetMustBeAPositiveNumber) {

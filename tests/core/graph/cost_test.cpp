@@ -4,6 +4,7 @@
 // ceiling exact arithmetic keeps while running (docs/semantics.md §1.10, §4.5).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +88,66 @@ TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) 
   auto oneReverse = exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 1, 0, 0}, workBudget(0))->estimate;
   EXPECT_EQ(forwardOnly, 8 * kIeee);  // node 1 alone: 4 reads, 4 writes
   EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
+}
+
+// docs/semantics.md §4.5: the accuracy oracle's MPFI operation and its judging of one element.
+constexpr double kEnclosed = 400;
+constexpr double kJudged = 4000;
+
+// Only the accuracy oracle's runs, on the case's own values and on draws.
+PassCounts accuracyOnly(EnclosurePasses own, EnclosurePasses drawn = {}) {
+  return PassCounts{0, 0, 0, 1, 0, 0, own, drawn};
+}
+
+TEST(WorkEstimate, TheAccuracyOracleEnclosesProductsOnIntervalsUnlessTheyAreExactInDouble) {
+  auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
+  b.add(OpKind::matmul, {0, 1}).value();
+  Graph<double> g = std::move(b).build();
+  const double macs = 30.0 * 40 * 50;
+  const double judged = (30.0 * 40 + 40.0 * 50 + 30.0 * 50) * kJudged;  // the arguments' gradients and the output
+  // Values with long significands: every multiply-add on MPFI intervals, forward and both terms.
+  const Pack<double> wide{Tensor<double>::filled({30, 40}, 0.1), Tensor<double>::filled({40, 50}, 0.3)};
+  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kEnclosed + judged);
+  // Small integers: the folds run in double (kernels::foldIsExactInDouble).
+  const Pack<double> small{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8)};
+  EXPECT_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kIeee + judged);
+  // A graph-only file's values are unknown: counted as wide.
+  EXPECT_EQ(exceedsBudget(g, static_cast<const Pack<double>*>(nullptr), {}, accuracyOnly({1}), workBudget(1))->estimate,
+            3 * macs * kEnclosed + judged);
+  // Draws promised short are folded in double, whatever the file's own values; two runs cost twice one.
+  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
+            2 * (3 * macs * kIeee + judged));
+  // A product of products reads values that are not leaves: on intervals again.
+  auto c = *GraphBuilder<double>::create({{30, 40}, {40, 50}, {50, 50}});
+  c.add(OpKind::matmul, {0, 1}).value();
+  c.add(OpKind::matmul, {3, 2}).value();
+  Graph<double> chained = std::move(c).build();
+  const Pack<double> smallThree{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8), filled<double>({50, 50}, 1)};
+  const double second = 3 * (30.0 * 50 * 50) * kEnclosed + (30.0 * 50 + 50.0 * 50 + 30.0 * 50) * kJudged;
+  auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(3 * macs * kIeee + judged));
+  ASSERT_TRUE(total);
+  EXPECT_EQ(total->position, 4u);
+  EXPECT_EQ(total->estimate, 3 * macs * kIeee + judged + second);
+}
+
+TEST(WorkEstimate, ADrawIsJudgedOnlyWhereEveryArgumentElementIsFinite) {
+  auto b = *GraphBuilder<double>::create({{1000}});
+  b.add(OpKind::neg, {0}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({1000}, 1)};
+  const double oneRun = 3 * 2000 * kEnclosed + 2000 * kJudged;  // neg reads and writes 1000 elements
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 1, false}), workBudget(1))->estimate, oneRun);
+  // With one element in a hundred not finite, 1000 arguments are all finite in 0.99^1000 of the draws.
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 0.99, false}), workBudget(0))->estimate,
+                   std::pow(0.99, 1000) * oneRun);
+}
+
+TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakes) {
+  auto b = *GraphBuilder<Interval>::create({{30, 40}, {40, 50}});
+  b.add(OpKind::matmul, {0, 1}).value();
+  Graph<Interval> g = std::move(b).build();
+  const Pack<Interval> inputs{filled<Interval>({30, 40}, 1), filled<Interval>({40, 50}, 1)};
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, 30.0 * 40 * 50 * kEnclosed);
 }
 
 TEST(SizeEstimate, ConstantsAreLeavesToo) {
