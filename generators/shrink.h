@@ -5,6 +5,7 @@
 // and seed packs toward one-hot.
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -32,6 +33,10 @@ std::vector<LoadedDoc<T>> shrinksOf(const LoadedDoc<T>& doc);
 //! The same for a document not loaded yet (none when it does not load).
 template <class T>
 std::vector<LoadedDoc<T>> shrinksOf(const nlohmann::json& doc);
+//! Calls `visit(LoadedDoc<T>)` on each of shrinksOf's variants in its order, making and loading
+//! each only when every earlier one was declined (`visit` returned false); whether one was taken.
+template <class T>
+bool forEachShrink(const LoadedDoc<T>& doc, const std::function<bool(LoadedDoc<T>)>& visit);
 
 //! Greedy shrinking outside RapidCheck: repeatedly takes the first shrink for which `stillFails`
 //! holds, until none does. Returns the smallest case found and how many steps it took.
@@ -39,14 +44,13 @@ template <class T, class Predicate>
 std::pair<LoadedDoc<T>, std::size_t> shrinkWhile(LoadedDoc<T> doc, Predicate&& stillFails) {
   std::size_t steps = 0;
   for (bool progressed = true; progressed;) {
-    progressed = false;
-    for (auto& candidate : shrinksOf<T>(doc))
-      if (stillFails(candidate)) {
-        doc = std::move(candidate);
-        ++steps;
-        progressed = true;
-        break;
-      }
+    std::optional<LoadedDoc<T>> taken;
+    progressed = forEachShrink<T>(doc, [&](LoadedDoc<T> candidate) {
+      if (!stillFails(candidate)) return false;
+      taken = std::move(candidate);
+      return true;
+    });
+    if (progressed) doc = std::move(*taken), ++steps;
   }
   return {std::move(doc), steps};
 }

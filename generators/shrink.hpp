@@ -223,22 +223,38 @@ std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc) {
 }
 
 template <class T>
-std::vector<LoadedDoc<T>> shrinksOf(const LoadedDoc<T>& original) {
-  std::vector<LoadedDoc<T>> valid;
-  if (!original.doc.contains("values")) return valid;  // a user's graph without values: nothing to shrink
+bool forEachShrink(const LoadedDoc<T>& original, const std::function<bool(LoadedDoc<T>)>& visit) {
+  if (!original.doc.contains("values")) return false;  // a user's graph without values: nothing to shrink
   nlohmann::json doc = original.doc;
   if (!doc.contains("nodes")) doc["nodes"] = nlohmann::json::array();  // optional in the format
   const Graph<T>& graph = original.loaded->graph;
-  std::vector<nlohmann::json> candidates;
-  detail::deleteNodeCandidates(doc, graph, candidates);
-  detail::constToInputCandidates(doc, graph, candidates);
-  detail::dropInputCandidates(doc, graph, candidates);
-  detail::unusedDataCandidates(doc, candidates);
-  detail::shrinkDimensionCandidates(doc, candidates);
-  detail::valueCandidates(doc, graph, candidates);
-  detail::seedCandidates(doc, candidates);
-  for (auto& candidate : candidates)
-    if (auto loaded = loadDoc<T>(std::move(candidate))) valid.push_back(std::move(*loaded));
+  // Kind by kind, each kind's candidates made only when no earlier one was taken: a candidate
+  // copies the whole document, which for a large tensor costs more than judging it.
+  const std::function<void(std::vector<nlohmann::json>&)> kinds[] = {
+      [&](auto& out) { detail::deleteNodeCandidates(doc, graph, out); },
+      [&](auto& out) { detail::constToInputCandidates(doc, graph, out); },
+      [&](auto& out) { detail::dropInputCandidates(doc, graph, out); },
+      [&](auto& out) { detail::unusedDataCandidates(doc, out); },
+      [&](auto& out) { detail::shrinkDimensionCandidates(doc, out); },
+      [&](auto& out) { detail::valueCandidates(doc, graph, out); },
+      [&](auto& out) { detail::seedCandidates(doc, out); },
+  };
+  for (const auto& kind : kinds) {
+    std::vector<nlohmann::json> candidates;
+    kind(candidates);
+    for (auto& candidate : candidates)
+      if (auto loaded = loadDoc<T>(std::move(candidate)); loaded && visit(std::move(*loaded))) return true;
+  }
+  return false;
+}
+
+template <class T>
+std::vector<LoadedDoc<T>> shrinksOf(const LoadedDoc<T>& original) {
+  std::vector<LoadedDoc<T>> valid;
+  forEachShrink<T>(original, [&](LoadedDoc<T> loaded) {
+    valid.push_back(std::move(loaded));
+    return false;
+  });
   return valid;
 }
 

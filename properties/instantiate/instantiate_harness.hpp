@@ -26,6 +26,7 @@
   template std::optional<gen::LoadedDoc<T>> gen::loadDoc<T>(nlohmann::json);                                   \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const nlohmann::json&);                             \
+  template bool gen::forEachShrink<T>(const gen::LoadedDoc<T>&, const std::function<bool(gen::LoadedDoc<T>)>&);  \
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
