@@ -56,10 +56,11 @@ struct PoolDraw {
   const std::string& text() const { return (*pool)[index]; }
 };
 
+inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
+
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
 //! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) and 12% values that round or are large or
 //! tiny — neither in the exact domain, whose values are all small dyadic numbers.
-inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
 
 template <class T>
 PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {

@@ -60,6 +60,19 @@ constexpr double kDenseVisit = 5;
 // are held below it so that summing them cannot overflow.
 constexpr int kDegreeCap = 1 << 24;
 
+// Calls f on every leaf value of a case: its inputs' (when given), its data's, and its constants'
+// (a const's values, scale's c, clamp's bounds).
+template <class T, class F>
+void forEachLeafValue(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data, F&& f) {
+  auto each = [&](const Tensor<T>& t) {
+    for (const T& x : t.values) f(x);
+  };
+  if (inputs)
+    for (const Tensor<T>& t : *inputs) each(t);
+  for (const auto& [name, t] : data) each(t);
+  for (const Node<T>& node : graph.nodes) ops::forEachAttributeValue(node.op, node.attrs, f);
+}
+
 }  // namespace detail
 
 template <class T>
@@ -84,38 +97,19 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   // degree times the leaves' largest (a product's exponent is at most the sum of its factors').
   double leafExponent = 64;
   if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
-    auto largest = [&](const Tensor<T>& t) {
-      for (const T& x : t.values) leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
-    };
-    if (inputs) {
-      leafExponent = 1;
-      for (const Tensor<T>& t : *inputs) largest(t);
-    }
-    for (const auto& [name, t] : data) largest(t);
-    for (const Node<T>& node : graph.nodes)
-      ops::forEachAttributeValue(node.op, node.attrs, [&](const T& x) {
-        leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
-      });
+    if (inputs) leafExponent = 1;
+    detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
+      leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
+    });
   }
   // On IEEE carriers, the range of the case's own finite leaf values: where it is narrow, the
   // accuracy oracle's folds of products of leaves run in double (kernels::foldIsExactInDouble).
   kernels::DyadicRange ownLeaves;
-  bool ownValuesKnown = false;
-  if constexpr (std::is_floating_point_v<T>) {
-    auto add = [&](const Tensor<T>& t) {
-      for (const T& x : t.values)
-        if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
-    };
-    if (inputs) {
-      ownValuesKnown = true;
-      for (const Tensor<T>& t : *inputs) add(t);
-    }
-    for (const auto& [name, t] : data) add(t);
-    for (const Node<T>& node : graph.nodes)
-      ops::forEachAttributeValue(node.op, node.attrs, [&](const T& x) {
-        if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
-      });
-  }
+  const bool ownValuesKnown = inputs != nullptr;
+  if constexpr (std::is_floating_point_v<T>)
+    detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
+      if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
+    });
   // The small dyadic values of a draw that `shortValues` promises: within [2^-8, 2^8].
   kernels::DyadicRange drawnLeaves;
   drawnLeaves.add(0x1p-8), drawnLeaves.add(0x1p8 - 0x1p-8);
