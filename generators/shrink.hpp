@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -105,22 +106,64 @@ void dropInputCandidates(const json& doc, const Graph<T>& graph, std::vector<jso
   }
 }
 
-// Input i with dimension `axis` one smaller: the last slice along that axis is dropped.
-inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
+// The values of a row-major tensor of shape `from` whose index lies inside `to` (no dimension
+// of `to` larger than `from`'s), in order: the tensor's leading block.
+inline json leadingBlock(const json& values, const std::vector<std::size_t>& from, const std::vector<std::size_t>& to) {
+  json block = json::array();
+  std::vector<std::size_t> index(from.size(), 0);
+  for (const json& value : values) {
+    bool inside = true;
+    for (std::size_t axis = 0; axis < from.size(); ++axis) inside = inside && index[axis] < to[axis];
+    if (inside) block.push_back(value);
+    for (std::size_t axis = from.size(); axis-- > 0 && ++index[axis] == from[axis];) index[axis] = 0;
+  }
+  return block;
+}
+
+// `doc` with every input dimension for which `smaller(input, axis, size)` gives a new size
+// resized to it, each input keeping its leading block.
+template <class Smaller>
+json withSmallerDimensions(const json& doc, Smaller smaller) {
+  json candidate = doc;
   for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
-    std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
+    const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
+    std::vector<std::size_t> resized = shape;
+    for (std::size_t axis = 0; axis < shape.size(); ++axis)
+      if (auto size = smaller(i, axis, shape[axis])) resized[axis] = *size;
+    if (resized == shape) continue;
+    candidate["inputs"][i]["shape"] = resized;
+    candidate["values"][i] = leadingBlock(doc["values"][i], shape, resized);
+  }
+  return candidate;
+}
+
+// Smaller input dimensions, each input keeping its leading block: halved, then one slice fewer,
+// so that a dimension of n reaches 1 in O(log n) steps while halving keeps the failure. First
+// every dimension of one size at once, across inputs (a matmul's shared k, the same-shaped
+// arguments of an elementwise op: one shrunk alone would not load), then each input's axes alone.
+inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
+  std::map<std::size_t, std::size_t, std::greater<>> occurrences;  // size > 1 -> how many dimensions have it
+  for (const json& input : doc["inputs"])
+    for (std::size_t size : input["shape"].get<std::vector<std::size_t>>())
+      if (size > 1) ++occurrences[size];
+  auto targets = [](std::size_t size) {
+    return size / 2 == size - 1 ? std::vector<std::size_t>{size - 1} : std::vector<std::size_t>{size / 2, size - 1};
+  };
+  for (const auto& [size, count] : occurrences) {
+    if (count < 2) continue;
+    for (std::size_t target : targets(size))
+      out.push_back(withSmallerDimensions(doc, [&](std::size_t, std::size_t, std::size_t s) {
+        return s == size ? std::optional(target) : std::nullopt;
+      }));
+  }
+  for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
+    const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
     for (std::size_t axis = 0; axis < shape.size(); ++axis) {
       if (shape[axis] <= 1) continue;
-      std::size_t inner = 1;
-      for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-      json values = json::array();
-      const json& old = doc["values"][i];
-      for (std::size_t flat = 0; flat < old.size(); ++flat)
-        if ((flat / inner) % shape[axis] != shape[axis] - 1) values.push_back(old[flat]);
-      json candidate = doc;
-      candidate["inputs"][i]["shape"][axis] = shape[axis] - 1;
-      candidate["values"][i] = values;
-      out.push_back(std::move(candidate));
+      for (std::size_t target : targets(shape[axis]))
+        out.push_back(withSmallerDimensions(doc, [&](std::size_t j, std::size_t a, std::size_t) {
+          return j == i && a == axis ? std::optional(target) : std::nullopt;
+        }));
     }
   }
 }

@@ -85,6 +85,44 @@ TYPED_TEST(CaseGen, EveryShrinkLoadsAndIsStrictlySmaller) {
   }
 }
 
+// A dimension shrinks by halves and keeps its leading block; dimensions of one size shrink
+// together too. Candidates of a [3, 3] input holding 1..9 (through neg):
+TEST(Shrinking, SmallerDimensionsKeepTheLeadingBlockHalvedOrOneSliceFewer) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [3, 3]}],
+      "values": [["1", "2", "3", "4", "5", "6", "7", "8", "9"]], "nodes": [{"op": "neg", "args": [0]}]})");
+  std::set<std::pair<std::vector<std::size_t>, std::vector<std::string>>> resized;
+  for (const auto& candidate : gen::shrinksOf<Rational>(doc))
+    if (candidate.doc["inputs"][0]["shape"] != doc["inputs"][0]["shape"])
+      resized.emplace(candidate.doc["inputs"][0]["shape"], candidate.doc["values"][0]);
+  using Block = std::pair<std::vector<std::size_t>, std::vector<std::string>>;
+  EXPECT_EQ(resized, (std::set<Block>{{{1, 1}, {"1"}},
+                                      {{2, 2}, {"1", "2", "4", "5"}},
+                                      {{1, 3}, {"1", "2", "3"}},
+                                      {{2, 3}, {"1", "2", "3", "4", "5", "6"}},
+                                      {{3, 1}, {"1", "4", "7"}},
+                                      {{3, 2}, {"1", "2", "4", "5", "7", "8"}}}));
+}
+
+// A stand-in for a fault that shows only on a square left factor (mutant 4's matmul term): a
+// 12 x 12 product shrinks to [2, 2] x [2, 1] in a few halvings. Shrinking one dimension at a time
+// stopped at [12, 12] x [12, 1]: any one of the shared or square dimensions alone breaks the case.
+TEST(Shrinking, SharedDimensionsShrinkTogetherByHalves) {
+  std::vector<std::string> values(144, "2");
+  const nlohmann::json doc = {{"tapecheck", 1},
+                              {"inputs", {{{"shape", {12, 12}}}, {{"shape", {12, 12}}}}},
+                              {"values", {values, values}},
+                              {"nodes", {{{"op", "matmul"}, {"args", {0, 1}}}}}};
+  auto failsOnSquare = [](const gen::LoadedDoc<Rational>& c) {
+    const Graph<Rational>& g = c.loaded->graph;
+    if (g.nodes.empty() || g.nodes[0].op != OpKind::matmul) return false;
+    const Shape& a = g.shapeAt(g.nodes[0].args[0]);
+    return a[0] == a[1] && a[0] >= 2;
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), failsOnSquare);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [2, 2]}, {"shape": [2, 1]}])"));
+  EXPECT_LE(steps, 8u) << smallest.doc.dump();
+}
+
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
 TYPED_TEST(CaseGen, CoverageFloorsHold) {
   using T = TypeParam;
