@@ -5,8 +5,8 @@
 // carrier (MPFI), so a value is blamed only when every real the enclosure holds is farther from
 // it than the budget: no false alarm, whatever the enclosure's width. Each node is judged on its
 // own inputs, so an error upstream is not charged again downstream. A node is not judged where
-// its exact value does not exist or cannot be had: an argument that is NaN or infinite, a domain
-// failure on intervals (log of a value ≤ 0, a divisor 0), a value beyond the interval carrier's
+// its exact value does not exist or cannot be had: an argument that is NaN or infinite (a
+// pointwise op is judged on its other elements), a domain failure on intervals (log of a value ≤ 0, a divisor 0), a value beyond the interval carrier's
 // range, an opaque program (no budget), or attributes or data that are not finite.
 //
 // Backward: a position's gradient is its seed plus the terms of the nodes that read it, so the
@@ -230,7 +230,7 @@ class AccuracyJudge {
         continue;
       }
       if (!points_.prepare(node.args)) {
-        lastReason_ = "arguments that are NaN or infinite";
+        if (auto failure = forwardOnFiniteElements(k)) return failure;
         continue;
       }
       auto y = validateAndForward(exact_.graph, points_.points(), exact_.data, k);
@@ -238,22 +238,10 @@ class AccuracyJudge {
         lastReason_ = y ? "a value of another shape" : "no exact value on intervals";
         continue;
       }
-      const double ulps = ops::accuracyUlps(node.op);
       const Tensor<Interval> accumulated =
           accumulatedErrorAt(exact_.graph, points_.points(), exact_.data, k, *y, model_);
-      Measure& worst = verdict_.measures[labelAt(k)];
       Tensor<Interval> within = *y;
-      for (std::size_t i = 0; i < y->size(); ++i) {
-        const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[i];
-        const F value = context_[k][i];
-        const ElementJudgement judgement = judgeElement(static_cast<double>(value), (*y)[i], format_, ulps, extra);
-        worst.widen({judgement.ulps, judgement.ofBudget});
-        if (!judgement.within)
-          return accuracyFailure(engine_, {fmt::format("{}, element {}", describeNode(c_.graph, k), i), k,
-                                           Quantity::forwardValues, budgetText(ulps, extra), {k}},
-                                 value, (*y)[i], judgement);
-        within[i] = widenedByBudget((*y)[i], format_, ulps, extra);
-      }
+      if (auto failure = judgeValues(k, *y, accumulated, {}, &within)) return failure;
       withinBudget_[k] = std::move(within);
       ++judged_;
     }
@@ -325,6 +313,64 @@ class AccuracyJudge {
       for (std::size_t i = 0; i < sum.bound.size(); ++i) sum.bound[i] = sum.bound[i] + gamma * sum.magnitude[i];
     }
     return sums;
+  }
+
+  // Judges node k's values against the exact `y`, within the op's ulps plus `accumulated`: y's
+  // element j stands for the engine's element `elements[j]` (j itself when `elements` is empty).
+  // When `within` is given, sets each of its elements to the reals within budget of y's.
+  std::optional<Verdict> judgeValues(std::size_t k, const Tensor<Interval>& y, const Tensor<Interval>& accumulated,
+                                     const std::vector<std::size_t>& elements, Tensor<Interval>* within) {
+    const double ulps = ops::accuracyUlps(c_.graph.nodeAt(k).op);
+    Measure& worst = verdict_.measures[labelAt(k)];
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      const std::size_t i = elements.empty() ? j : elements[j];
+      const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[j];
+      const F value = context_[k][i];
+      const ElementJudgement judgement = judgeElement(static_cast<double>(value), y[j], format_, ulps, extra);
+      worst.widen({judgement.ulps, judgement.ofBudget});
+      if (!judgement.within)
+        return accuracyFailure(engine_, {fmt::format("{}, element {}", describeNode(c_.graph, k), i), k,
+                                         Quantity::forwardValues, budgetText(ulps, extra), {k}},
+                               value, y[j], judgement);
+      if (within) (*within)[j] = widenedByBudget(y[j], format_, ulps, extra);
+    }
+    return std::nullopt;
+  }
+
+  // A pointwise node whose arguments hold a NaN or an infinity somewhere: its elements whose
+  // arguments are all finite, judged on the op applied to those elements alone (element i of a
+  // pointwise op reads the arguments' elements i only). Not kept for the terms, which read every
+  // element: the gradients that reach its arguments are not judged.
+  std::optional<Verdict> forwardOnFiniteElements(std::size_t k) {
+    lastReason_ = "arguments that are NaN or infinite";
+    const Node<F>& node = c_.graph.nodeAt(k);
+    const std::size_t size = elementCount(c_.graph.shapeAt(k));
+    if (!ops::isPointwise(node.op) || context_[k].shape != c_.graph.shapeAt(k)) return std::nullopt;
+    for (std::size_t p : node.args)
+      if (context_[p].size() != size) return std::nullopt;  // a shape the engine got wrong
+    std::vector<std::size_t> elements;
+    for (std::size_t i = 0; i < size; ++i)
+      if (std::all_of(node.args.begin(), node.args.end(), [&](std::size_t p) { return std::isfinite(context_[p][i]); }))
+        elements.push_back(i);
+    if (elements.empty()) return std::nullopt;
+    const Shape shape{elements.size()};
+    Pack<Interval> args;
+    for (std::size_t p : node.args)
+      args.push_back(Tensor<Interval>(shape, kernels::generate<Interval>(elements.size(), [&](std::size_t j) {
+                                        return *exactPoint(context_[p][elements[j]]);
+                                      })));
+    ArgValues<Interval> pointers;
+    for (const Tensor<Interval>& arg : args) pointers.push_back(&arg);
+    const Node<Interval>& exactNode = exact_.graph.nodeAt(k);
+    const OpCall<Interval> call{exactNode.attrs,      shape,       {pointers.data(), pointers.size()},
+                                exact_.graph.schema, exact_.data, exact_.graph.conventions};
+    Tensor<Interval> y;
+    if (checkedForward(node.op, call, y)) {
+      lastReason_ = "no exact value on intervals";
+      return std::nullopt;
+    }
+    ++judged_;
+    return judgeValues(k, y, ops::accumulatedError(node.op, call, y, model_), elements, nullptr);
   }
 
   void addSeed(GradientSum& sum, std::size_t p) const {

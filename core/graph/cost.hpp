@@ -163,13 +163,18 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
           for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
           leafArguments = leafArguments && degrees[a] == 1;
         }
+        // A node is judged whole where every element of its arguments is finite; else a pointwise
+        // op's forward is judged on the elements whose arguments are (docs/semantics.md §2.6).
         auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown) {
           if (runs.count == 0) return 0.0;
           const bool inDouble = leavesKnown && leafArguments && kernels::foldIsExactInDouble(leaves, leaves, depth);
-          const double judged = std::pow(runs.finiteShare, argumentElements);
-          return runs.count * judged *
-                 (3 * operations * (inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation) +
-                  (elements + argumentElements) * detail::kJudgedElement);
+          const double operationCost = inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation;
+          const double whole = std::pow(runs.finiteShare, argumentElements);
+          const double finiteElements =
+              ops::isPointwise(node.op) ? std::pow(runs.finiteShare, static_cast<double>(node.args.size())) : 0;
+          return runs.count *
+                 (whole * (3 * operations * operationCost + (elements + argumentElements) * detail::kJudgedElement) +
+                  (1 - whole) * finiteElements * (operations * operationCost + elements * detail::kJudgedElement));
         };
         work += enclosed(passes.ownValues, ownLeaves, ownValuesKnown);
         work += enclosed(passes.drawnValues, drawnLeaves, passes.drawnValues.shortValues);

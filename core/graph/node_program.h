@@ -66,6 +66,12 @@ template <class T>
 Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                     std::size_t position);
 
+//! The op's forward on the values of `call` into `out`, after its domain check and before the
+//! carriers' ceilings are checked on its result (validateAndForward's checks, for a call built by
+//! hand); the reason when one fails, and then `out` is not the op's value.
+template <class T>
+DomainError checkedForward(OpKind kind, const OpCall<T>& call, Tensor<T>& out);
+
 //! Checked validation then forward for the node at `position`: the error names the position
 //! and op ("node 5 (log): input contains values <= 0 or NaN").
 template <class T>

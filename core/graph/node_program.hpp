@@ -102,13 +102,13 @@ namespace detail {
 // degree rule) and its constants' (scale's c multiplies once), so that one node cannot take the
 // arithmetic far past the ceiling. Sizes are held below the ceiling's double: no sum overflows.
 template <class T>
-DomainError outgrowsCeiling(const Node<T>& node, const ArgValues<T>& args) {
+DomainError outgrowsCeiling(OpKind kind, const OpCall<T>& call) {
   if constexpr (GrowingCarrier<T>) {
     constexpr std::size_t cap = 2 * kMaxExactBits;
     boost::container::small_vector<int, 4> sizes;
-    for (const Tensor<T>* arg : args) sizes.push_back(static_cast<int>(std::min(largestBits(*arg), cap)));
-    const int bound = ops::degree(node.op, std::span<const int>(sizes.data(), sizes.size())) +
-                      static_cast<int>(std::min(largestAttributeBits(node.op, node.attrs), cap));
+    for (const Tensor<T>* arg : call.args) sizes.push_back(static_cast<int>(std::min(largestBits(*arg), cap)));
+    const int bound = ops::degree(kind, std::span<const int>(sizes.data(), sizes.size())) +
+                      static_cast<int>(std::min(largestAttributeBits(kind, call.attrs), cap));
     if (bound > static_cast<int>(kMaxExactBits))
       return fmt::format("its values may need up to {} bits, more than the exact carriers' ceiling of {} bits", bound,
                          kMaxExactBits);
@@ -135,15 +135,21 @@ DomainError outgrewCeiling(const Tensor<T>& out) {
 }  // namespace detail
 
 template <class T>
+DomainError checkedForward(OpKind kind, const OpCall<T>& call, Tensor<T>& out) {
+  if (DomainError error = validateNode(kind, call)) return error;
+  if (DomainError error = detail::outgrowsCeiling(kind, call)) return error;
+  out = forwardNode(kind, call);
+  return detail::outgrewCeiling(out);
+}
+
+template <class T>
 Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                      std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  OpCall<T> call = callOf<T>(graph, node, args, data);
-  if (DomainError error = validateNode(node.op, call)) return fail(describeNode(graph, position) + ": " + *error);
-  if (DomainError error = detail::outgrowsCeiling(node, args)) return fail(describeNode(graph, position) + ": " + *error);
-  Tensor<T> out = forwardNode(node.op, call);
-  if (DomainError error = detail::outgrewCeiling(out)) return fail(describeNode(graph, position) + ": " + *error);
+  Tensor<T> out;
+  if (DomainError error = checkedForward(node.op, callOf<T>(graph, node, args, data), out))
+    return fail(describeNode(graph, position) + ": " + *error);
   return out;
 }
 

@@ -28,6 +28,7 @@
   template Result<std::size_t> appendNode<T>(GraphBuilder<T>&, const nlohmann::json&);                         \
   template LocalContribution<T> localContribution<T>(const Graph<T>&, std::span<const Tensor<T>>,              \
                                                      const Data<T>&, std::size_t, const Tensor<T>&);           \
+  template DomainError checkedForward<T>(OpKind, const OpCall<T>&, Tensor<T>&);                              \
   template Result<Tensor<T>> validateAndForward<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, \
                                                    std::size_t);                                               \
   template std::string describeNode<T>(const Graph<T>&, std::size_t);                                          \

@@ -22,7 +22,8 @@ using kernels::zip3;
 struct OpBase {
   //! The op's family, for coverage of special values flowing through each kind of op:
   //! "elementwise" (transcendental ones count as "transcendental"), "reduction", "structural",
-  //! "opaque".
+  //! "opaque". An elementwise op is pointwise (ops::isPointwise): its arguments have its output's
+  //! shape, and output element i reads their elements i only.
   static constexpr std::string_view family = "elementwise";
   //! No attributes.
   template <class T>

@@ -258,6 +258,12 @@ constexpr std::string_view family(OpKind kind) {
   });
 }
 
+//! Whether the op is pointwise: its arguments have its output's shape and its output's element i
+//! is a function of their elements i alone (the elementwise family, transcendental or not).
+constexpr bool isPointwise(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::family == "elementwise"; });
+}
+
 //! The argument an op's domain check constrains (`domainArgument`), or nullopt for an op that
 //! accepts every value; the generator puts values at the boundaries of the domain there.
 constexpr std::optional<std::size_t> domainArgument(OpKind kind) {

@@ -157,6 +157,33 @@ TEST(AccuracyProperty, NodesWithoutAnExactValueAreNotJudged) {
   EXPECT_NE(verdict.skipped.find("NaN or infinite"), std::string::npos) << verdict.skipped;
 }
 
+TEST(AccuracyProperty, APointwiseNodeIsJudgedOnItsElementsWhoseArgumentsAreFinite) {
+  // exp of [nan, 0.5, inf, 1]: elements 1 and 3 have an exact value; a large tensor of drawn values
+  // almost always holds a NaN somewhere, and was never judged at all.
+  const Case<double> exp = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [4]}],
+    "nodes": [{"op": "exp", "args": [0]}], "values": [["nan", "0.5", "inf", "1"]]})");
+  props::Verdict correct = props::accuracy<double>(builtinEngine<double>("reference"), exp);
+  EXPECT_TRUE(correct.holds) << correct.why;
+  EXPECT_TRUE(correct.skipped.empty()) << correct.skipped;
+  EXPECT_TRUE(correct.measures.contains("exp"));
+  props::Verdict off = props::accuracy<double>(plantedAt(1, 3, 4), exp);  // exp's budget is 2 ulp
+  ASSERT_FALSE(off.holds);
+  EXPECT_NE(off.why.find("node 1 (exp), element 3: planted computes"), std::string::npos) << off.why;
+  EXPECT_FALSE(props::accuracy<double>(plantedAt(1, 1, 0, 1.0), exp).holds);
+  // A binary op reads both arguments' element i: only element 1 is finite in both.
+  const Case<double> add = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [3]}, {"shape": [3]}],
+    "nodes": [{"op": "add", "args": [0, 1]}], "values": [["0.1", "0.2", "nan"], ["-inf", "0.3", "1"]]})");
+  EXPECT_TRUE(props::accuracy<double>(builtinEngine<double>("reference"), add).holds);
+  EXPECT_FALSE(props::accuracy<double>(plantedAt(2, 1, 1), add).holds);
+  EXPECT_TRUE(props::accuracy<double>(plantedAt(2, 0, 0, 42.0), add).holds);  // -inf + 0.1: no exact value
+  // A reduction's elements read every argument element: a NaN anywhere leaves it unjudged.
+  const Case<double> sum = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [3]}],
+    "nodes": [{"op": "sum", "args": [0]}], "values": [["nan", "1", "2"]]})");
+  props::Verdict unjudged = props::accuracy<double>(plantedAt(1, 0, 0, 42.0), sum);
+  EXPECT_TRUE(unjudged.holds);
+  EXPECT_NE(unjudged.skipped.find("NaN or infinite"), std::string::npos) << unjudged.skipped;
+}
+
 TEST(JudgeElement, TheBudgetWidensAnEnclosureByItsUpperEnd) {
   const Interval within = props::widenedByBudget(exactly(1.0), kDouble, 2, nullptr);  // ulp(1) = 2^-52
   EXPECT_TRUE(props::judgeElement(1.0 + 0x1p-51, within, kDouble, 0, nullptr).within);

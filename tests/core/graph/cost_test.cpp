@@ -130,16 +130,30 @@ TEST(WorkEstimate, TheAccuracyOracleEnclosesProductsOnIntervalsUnlessTheyAreExac
   EXPECT_EQ(total->estimate, 3 * macs * kIeee + judged + second);
 }
 
-TEST(WorkEstimate, ADrawIsJudgedOnlyWhereEveryArgumentElementIsFinite) {
+TEST(WorkEstimate, ADrawIsJudgedWholeWhereEveryArgumentElementIsFinite) {
   auto b = *GraphBuilder<double>::create({{1000}});
-  b.add(OpKind::neg, {0}).value();
+  b.add(OpKind::sum, {0}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({1000}, 1)};
-  const double oneRun = 3 * 2000 * kEnclosed + 2000 * kJudged;  // neg reads and writes 1000 elements
+  const double oneRun = 3 * 1001 * kEnclosed + 1001 * kJudged;  // sum reads 1000 elements and writes one
   EXPECT_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 1, false}), workBudget(1))->estimate, oneRun);
   // With one element in a hundred not finite, 1000 arguments are all finite in 0.99^1000 of the draws.
   EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 0.99, false}), workBudget(0))->estimate,
                    std::pow(0.99, 1000) * oneRun);
+}
+
+TEST(WorkEstimate, APointwiseOpsDrawIsJudgedOnTheElementsWhoseArgumentsAreFinite) {
+  auto b = *GraphBuilder<double>::create({{1000}, {1000}});
+  b.add(OpKind::mul, {0, 1}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({1000}, 1), filled<double>({1000}, 2)};
+  const double operations = 3000;  // mul reads 2000 elements and writes 1000
+  const double whole = 3 * operations * kEnclosed + 3000 * kJudged;
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 1, false}), workBudget(1))->estimate, whole);
+  // Otherwise its forward alone, on the 0.99^2 of its elements whose two arguments are finite.
+  const double all = std::pow(0.99, 2000);
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}, {1, 0.99, false}), workBudget(0))->estimate,
+                   all * whole + (1 - all) * 0.99 * 0.99 * (operations * kEnclosed + 1000 * kJudged));
 }
 
 TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakes) {

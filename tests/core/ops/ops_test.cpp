@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -1275,6 +1276,41 @@ TEST(Ops, Opaque_BuildErrors) {
   auto later = builder->addOpaque("const3", {2});
   ASSERT_FALSE(later);
   EXPECT_EQ(later.error().message, "node 2 (opaque const3): argument 0 is position 2, which is not earlier than 2");
+}
+
+// ops::isPointwise is what lets the accuracy oracle judge a node on its finite elements alone:
+// each pointwise op's output element i equals the op on the arguments' elements i by themselves
+// (bit for bit on double), and no other op claims to be pointwise.
+TEST(Ops, PointwiseOpsComputeEachElementFromTheArgumentsElementsAlone) {
+  const std::vector<double> a{0.25, 0.5, 0.75, 1.5, 2.0, 3.0}, b{0.75, 0.5, 2.5, 1.25, 0.125, 4.0};
+  std::vector<std::string> pointwise;
+  for (std::size_t k = 0; k < tc::kOpCount; ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    if (!tc::ops::isPointwise(kind)) continue;
+    pointwise.emplace_back(tc::opName(kind));
+    Attrs<double> attrs;
+    attrs.c = 0.375, attrs.lo = 0.5, attrs.hi = 1.75;
+    const std::size_t arity = tc::ops::arity(kind, attrs);
+    auto inputs = [&](std::size_t from, std::size_t count) {
+      Pack<double> pack;
+      for (const auto* values : {&a, &b}) {
+        if (pack.size() == arity) break;
+        pack.push_back(Tensor<double>(count == 1 ? Shape{1} : Shape{2, 3},
+                                      std::vector<double>(values->begin() + from, values->begin() + from + count)));
+      }
+      return pack;
+    };
+    const Tensor<double> whole = run(kind, NodeCase<double>{inputs(0, 6), attrs}).out();
+    ASSERT_EQ(whole.shape, (Shape{2, 3})) << tc::opName(kind);
+    for (std::size_t i = 0; i < 6; ++i) {
+      const Tensor<double> alone = run(kind, NodeCase<double>{inputs(i, 1), attrs}).out();
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(alone[0]), std::bit_cast<std::uint64_t>(whole[i]))
+          << tc::opName(kind) << " element " << i;
+    }
+  }
+  EXPECT_EQ(pointwise, (std::vector<std::string>{"add", "sub", "mul", "div", "max", "min", "neg", "square", "scale",
+                                                 "inv", "relu", "abs", "clamp", "exp", "log", "sqrt", "tanh",
+                                                 "sigmoid", "softplus", "sin", "cos"}));
 }
 
 }  // namespace
