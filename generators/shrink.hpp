@@ -106,63 +106,80 @@ void dropInputCandidates(const json& doc, const Graph<T>& graph, std::vector<jso
   }
 }
 
-// The values of a row-major tensor of shape `from` whose index lies inside `to` (no dimension
-// of `to` larger than `from`'s), in order: the tensor's leading block.
-inline json leadingBlock(const json& values, const std::vector<std::size_t>& from, const std::vector<std::size_t>& to) {
+// The part of a dimension a smaller one keeps: its first `size` slices, or its last.
+struct KeptSlices {
+  std::size_t size;
+  bool trailing;
+};
+
+// The values of a row-major tensor of shape `from` in the slices `kept` keeps along each axis, in
+// order: a block of the tensor.
+inline json keptBlock(const json& values, const std::vector<std::size_t>& from, const std::vector<KeptSlices>& kept) {
   json block = json::array();
   std::vector<std::size_t> index(from.size(), 0);
   for (const json& value : values) {
     bool inside = true;
-    for (std::size_t axis = 0; axis < from.size(); ++axis) inside = inside && index[axis] < to[axis];
+    for (std::size_t axis = 0; axis < from.size(); ++axis)
+      inside = inside && (kept[axis].trailing ? index[axis] >= from[axis] - kept[axis].size : index[axis] < kept[axis].size);
     if (inside) block.push_back(value);
     for (std::size_t axis = from.size(); axis-- > 0 && ++index[axis] == from[axis];) index[axis] = 0;
   }
   return block;
 }
 
-// `doc` with every input dimension for which `smaller(input, axis, size)` gives a new size
-// resized to it, each input keeping its leading block.
+// `doc` with every input dimension for which `smaller(input, axis, size)` names the slices to
+// keep cut down to them, each input keeping that block of its values.
 template <class Smaller>
 json withSmallerDimensions(const json& doc, Smaller smaller) {
   json candidate = doc;
   for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
     const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
-    std::vector<std::size_t> resized = shape;
-    for (std::size_t axis = 0; axis < shape.size(); ++axis)
-      if (auto size = smaller(i, axis, shape[axis])) resized[axis] = *size;
+    std::vector<KeptSlices> kept;
+    std::vector<std::size_t> resized;
+    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+      kept.push_back(smaller(i, axis, shape[axis]).value_or(KeptSlices{shape[axis], false}));
+      resized.push_back(kept.back().size);
+    }
     if (resized == shape) continue;
     candidate["inputs"][i]["shape"] = resized;
-    candidate["values"][i] = leadingBlock(doc["values"][i], shape, resized);
+    candidate["values"][i] = keptBlock(doc["values"][i], shape, kept);
   }
   return candidate;
 }
 
-// Smaller input dimensions, each input keeping its leading block: halved, then one slice fewer,
-// so that a dimension of n reaches 1 in O(log n) steps while halving keeps the failure. First
-// every dimension of one size at once, across inputs (a matmul's shared k, the same-shaped
-// arguments of an elementwise op: one shrunk alone would not load), then each input's axes alone.
+// Smaller input dimensions: halved, then one slice fewer, each keeping its first slices, then its
+// last (a failure may sit at any element), so that a dimension of n reaches 1 in O(log n) steps
+// while halving keeps the failure. First every dimension of one size at once, across inputs (a
+// matmul's shared k, the same-shaped arguments of an elementwise op: one shrunk alone would not
+// load), then each input's axes alone.
 inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
   std::map<std::size_t, std::size_t, std::greater<>> occurrences;  // size > 1 -> how many dimensions have it
   for (const json& input : doc["inputs"])
     for (std::size_t size : input["shape"].get<std::vector<std::size_t>>())
       if (size > 1) ++occurrences[size];
-  auto targets = [](std::size_t size) {
-    return size / 2 == size - 1 ? std::vector<std::size_t>{size - 1} : std::vector<std::size_t>{size / 2, size - 1};
+  auto smallerParts = [](std::size_t size) {
+    std::vector<KeptSlices> parts;
+    for (std::size_t target : {size / 2, size - 1}) {
+      if (!parts.empty() && parts.back().size == target) continue;
+      parts.push_back({target, false});
+      parts.push_back({target, true});
+    }
+    return parts;
   };
   for (const auto& [size, count] : occurrences) {
     if (count < 2) continue;
-    for (std::size_t target : targets(size))
+    for (KeptSlices part : smallerParts(size))
       out.push_back(withSmallerDimensions(doc, [&](std::size_t, std::size_t, std::size_t s) {
-        return s == size ? std::optional(target) : std::nullopt;
+        return s == size ? std::optional(part) : std::nullopt;
       }));
   }
   for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
     const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
     for (std::size_t axis = 0; axis < shape.size(); ++axis) {
       if (shape[axis] <= 1) continue;
-      for (std::size_t target : targets(shape[axis]))
+      for (KeptSlices part : smallerParts(shape[axis]))
         out.push_back(withSmallerDimensions(doc, [&](std::size_t j, std::size_t a, std::size_t) {
-          return j == i && a == axis ? std::optional(target) : std::nullopt;
+          return j == i && a == axis ? std::optional(part) : std::nullopt;
         }));
     }
   }

@@ -85,9 +85,9 @@ TYPED_TEST(CaseGen, EveryShrinkLoadsAndIsStrictlySmaller) {
   }
 }
 
-// A dimension shrinks by halves and keeps its leading block; dimensions of one size shrink
-// together too. Candidates of a [3, 3] input holding 1..9 (through neg):
-TEST(Shrinking, SmallerDimensionsKeepTheLeadingBlockHalvedOrOneSliceFewer) {
+// A dimension shrinks by halves, then by one slice, keeping its first slices or its last;
+// dimensions of one size shrink together too. Candidates of a [3, 3] input holding 1..9 (neg):
+TEST(Shrinking, SmallerDimensionsKeepAHalfOrAllButOneSliceFromEitherEnd) {
   const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [3, 3]}],
       "values": [["1", "2", "3", "4", "5", "6", "7", "8", "9"]], "nodes": [{"op": "neg", "args": [0]}]})");
   std::set<std::pair<std::vector<std::size_t>, std::vector<std::string>>> resized;
@@ -96,11 +96,17 @@ TEST(Shrinking, SmallerDimensionsKeepTheLeadingBlockHalvedOrOneSliceFewer) {
       resized.emplace(candidate.doc["inputs"][0]["shape"], candidate.doc["values"][0]);
   using Block = std::pair<std::vector<std::size_t>, std::vector<std::string>>;
   EXPECT_EQ(resized, (std::set<Block>{{{1, 1}, {"1"}},
+                                      {{1, 1}, {"9"}},
                                       {{2, 2}, {"1", "2", "4", "5"}},
+                                      {{2, 2}, {"5", "6", "8", "9"}},
                                       {{1, 3}, {"1", "2", "3"}},
+                                      {{1, 3}, {"7", "8", "9"}},
                                       {{2, 3}, {"1", "2", "3", "4", "5", "6"}},
+                                      {{2, 3}, {"4", "5", "6", "7", "8", "9"}},
                                       {{3, 1}, {"1", "4", "7"}},
-                                      {{3, 2}, {"1", "2", "4", "5", "7", "8"}}}));
+                                      {{3, 1}, {"3", "6", "9"}},
+                                      {{3, 2}, {"1", "2", "4", "5", "7", "8"}},
+                                      {{3, 2}, {"2", "3", "5", "6", "8", "9"}}}));
 }
 
 // A stand-in for a fault that shows only on a square left factor (mutant 4's matmul term): a
@@ -121,6 +127,25 @@ TEST(Shrinking, SharedDimensionsShrinkTogetherByHalves) {
   auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), failsOnSquare);
   EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [2, 2]}, {"shape": [2, 1]}])"));
   EXPECT_LE(steps, 8u) << smallest.doc.dump();
+}
+
+// A failure at one element far from the first: a 40 x 60 input whose element [29, 47] alone is
+// not 0 shrinks to that element, [1, 1], in a logarithmic number of steps.
+TEST(Shrinking, ADimensionKeepsItsLastSlicesWhereTheFailureIsThere) {
+  std::vector<std::string> values(40 * 60, "0");
+  values[29 * 60 + 47] = "5";
+  const nlohmann::json doc = {{"tapecheck", 1},
+                              {"inputs", {{{"shape", {40, 60}}}}},
+                              {"values", {values}},
+                              {"nodes", {{{"op", "neg"}, {"args", {0}}}}}};
+  auto holdsFive = [](const gen::LoadedDoc<Rational>& c) {
+    for (const auto& v : c.doc["values"][0])
+      if (v == "5") return !c.doc["nodes"].empty();
+    return false;
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), holdsFive);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1, 1]}])"));
+  EXPECT_LE(steps, 20u) << smallest.doc.dump();
 }
 
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
