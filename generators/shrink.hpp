@@ -127,36 +127,88 @@ inline json keptBlock(const json& values, const std::vector<std::size_t>& from, 
   return block;
 }
 
-// `doc` with every input dimension for which `smaller(input, axis, size)` names the slices to
-// keep cut down to them, each input keeping that block of its values.
-template <class Smaller>
-json withSmallerDimensions(const json& doc, Smaller smaller) {
-  json candidate = doc;
-  for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
-    const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
-    std::vector<KeptSlices> kept;
-    std::vector<std::size_t> resized;
-    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-      kept.push_back(smaller(i, axis, shape[axis]).value_or(KeptSlices{shape[axis], false}));
-      resized.push_back(kept.back().size);
-    }
-    if (resized == shape) continue;
-    candidate["inputs"][i]["shape"] = resized;
-    candidate["values"][i] = keptBlock(doc["values"][i], shape, kept);
+// `values` of shape `shape` cut down to the slices `keep(axis, size)` names (nullopt: all); the
+// new shape.
+template <class Keep>
+std::vector<std::size_t> cutDown(json& values, const std::vector<std::size_t>& shape, Keep keep) {
+  std::vector<KeptSlices> kept;
+  std::vector<std::size_t> resized;
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    kept.push_back(keep(axis, shape[axis]).value_or(KeptSlices{shape[axis], false}));
+    resized.push_back(kept.back().size);
   }
+  if (resized != shape) values = keptBlock(values, shape, kept);
+  return resized;
+}
+
+// A candidate with smaller tensors: nodes lose their optional "shape" key, which would no longer
+// hold.
+inline json withoutNodeShapes(json doc) {
+  for (json& node : doc["nodes"]) node.erase("shape");
+  return doc;
+}
+
+// `doc` with input i's dimension `axis` cut down to `part`.
+inline json withInputAxisCut(const json& doc, std::size_t i, std::size_t axis, KeptSlices part) {
+  json candidate = withoutNodeShapes(doc);
+  candidate["inputs"][i]["shape"] = cutDown(candidate["values"][i], doc["inputs"][i]["shape"],
+                                            [&](std::size_t a, std::size_t) { return a == axis ? std::optional(part) : std::nullopt; });
   return candidate;
 }
 
-// Smaller input dimensions: halved, then one slice fewer, each keeping its first slices, then its
-// last (a failure may sit at any element), so that a dimension of n reaches 1 in O(log n) steps
-// while halving keeps the failure. First every dimension of one size at once, across inputs (a
-// matmul's shared k, the same-shaped arguments of an elementwise op: one shrunk alone would not
-// load), then each input's axes alone.
-inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
+// The position a document's "seed" is at: its "output", else the last position.
+template <class T>
+std::size_t outputOf(const json& doc, const Graph<T>& graph) {
+  return doc.contains("output") ? doc["output"].get<std::size_t>() : graph.positionCount() - 1;
+}
+
+// `doc` with every dimension of `size` cut down to `part`: in the inputs, the data tensors, the
+// constants and the seeds (whose shapes are the graph's), so that a case whose tensors share the
+// size stays well-typed.
+template <class T>
+json withSizeCut(const json& doc, const Graph<T>& graph, std::size_t size, KeptSlices part) {
+  auto keep = [&](std::size_t, std::size_t s) { return s == size ? std::optional(part) : std::nullopt; };
+  json candidate = withoutNodeShapes(doc);
+  for (std::size_t i = 0; i < doc["inputs"].size(); ++i)
+    candidate["inputs"][i]["shape"] = cutDown(candidate["values"][i], doc["inputs"][i]["shape"], keep);
+  if (doc.contains("data"))
+    for (auto& [key, entry] : candidate["data"].items())
+      if (entry.contains("values")) entry["shape"] = cutDown(entry["values"], entry["shape"], keep);
+  for (json& node : candidate["nodes"])
+    if (node.contains("attrs") && node["attrs"].contains("values") && node["attrs"].contains("shape"))
+      node["attrs"]["shape"] = cutDown(node["attrs"]["values"], node["attrs"]["shape"], keep);
+  auto shapeAt = [&](std::size_t p) {
+    const Shape& shape = graph.shapeAt(p);
+    return std::vector<std::size_t>(shape.begin(), shape.end());
+  };
+  if (doc.contains("seed")) cutDown(candidate["seed"], shapeAt(outputOf(doc, graph)), keep);
+  if (doc.contains("seeds"))
+    for (auto& [key, values] : candidate["seeds"].items()) cutDown(values, shapeAt(std::stoul(key)), keep);
+  return candidate;
+}
+
+// Smaller dimensions: halved, then one slice fewer, each keeping its first slices, then its last
+// (a failure may sit at any element), so that a dimension of n reaches 1 in O(log n) steps while
+// halving keeps the failure. First every dimension of one size at once, in every tensor of the
+// case (a matmul's shared k, the same-shaped arguments of an elementwise op and their seeds: one
+// cut alone would not load), then each input's axes alone.
+template <class T>
+void shrinkDimensionCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
   std::map<std::size_t, std::size_t, std::greater<>> occurrences;  // size > 1 -> how many dimensions have it
-  for (const json& input : doc["inputs"])
-    for (std::size_t size : input["shape"].get<std::vector<std::size_t>>())
+  auto count = [&](const auto& shape) {
+    for (std::size_t size : shape)
       if (size > 1) ++occurrences[size];
+  };
+  for (const json& input : doc["inputs"]) count(input["shape"].get<std::vector<std::size_t>>());
+  if (doc.contains("data"))
+    for (const auto& [key, entry] : doc["data"].items())
+      if (entry.contains("shape")) count(entry["shape"].template get<std::vector<std::size_t>>());
+  for (const json& node : doc["nodes"])
+    if (node.contains("attrs") && node["attrs"].contains("values") && node["attrs"].contains("shape"))
+      count(node["attrs"]["shape"].get<std::vector<std::size_t>>());
+  if (doc.contains("seed")) count(graph.shapeAt(outputOf(doc, graph)));
+  if (doc.contains("seeds"))
+    for (const auto& [key, values] : doc["seeds"].items()) count(graph.shapeAt(std::stoul(key)));
   auto smallerParts = [](std::size_t size) {
     std::vector<KeptSlices> parts;
     for (std::size_t target : {size / 2, size - 1}) {
@@ -166,22 +218,14 @@ inline void shrinkDimensionCandidates(const json& doc, std::vector<json>& out) {
     }
     return parts;
   };
-  for (const auto& [size, count] : occurrences) {
-    if (count < 2) continue;
-    for (KeptSlices part : smallerParts(size))
-      out.push_back(withSmallerDimensions(doc, [&](std::size_t, std::size_t, std::size_t s) {
-        return s == size ? std::optional(part) : std::nullopt;
-      }));
-  }
+  for (const auto& [size, times] : occurrences)
+    if (times > 1)
+      for (KeptSlices part : smallerParts(size)) out.push_back(withSizeCut(doc, graph, size, part));
   for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
     const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
-    for (std::size_t axis = 0; axis < shape.size(); ++axis) {
-      if (shape[axis] <= 1) continue;
-      for (KeptSlices part : smallerParts(shape[axis]))
-        out.push_back(withSmallerDimensions(doc, [&](std::size_t j, std::size_t a, std::size_t) {
-          return j == i && a == axis ? std::optional(part) : std::nullopt;
-        }));
-    }
+    for (std::size_t axis = 0; axis < shape.size(); ++axis)
+      if (shape[axis] > 1)
+        for (KeptSlices part : smallerParts(shape[axis])) out.push_back(withInputAxisCut(doc, i, axis, part));
   }
 }
 
@@ -295,7 +339,7 @@ bool forEachShrink(const LoadedDoc<T>& original, const std::function<bool(Loaded
       [&](auto& out) { detail::constToInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::dropInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::unusedDataCandidates(doc, out); },
-      [&](auto& out) { detail::shrinkDimensionCandidates(doc, out); },
+      [&](auto& out) { detail::shrinkDimensionCandidates(doc, graph, out); },
       [&](auto& out) { detail::valueCandidates(doc, graph, out); },
       [&](auto& out) { detail::seedCandidates(doc, out); },
   };

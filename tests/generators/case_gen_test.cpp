@@ -148,6 +148,25 @@ TEST(Shrinking, ADimensionKeepsItsLastSlicesWhereTheFailureIsThere) {
   EXPECT_LE(steps, 20u) << smallest.doc.dump();
 }
 
+// Every tensor that shares a size shrinks with the inputs: a data tensor (mask's), a seed, and a
+// node's optional "shape" key is dropped. The failure needs the seed's element 6 (a 7) and both nodes.
+TEST(Shrinking, DataSeedsAndNodeShapesShrinkWithTheInputs) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [8]}],
+      "data": {"m": {"shape": [8], "values": ["1", "0", "1", "1", "0", "1", "1", "0"]}},
+      "nodes": [{"op": "mask", "args": [0], "attrs": {"key": "m"}, "shape": [8]}, {"op": "neg", "args": [1]}],
+      "values": [["3", "1", "4", "1", "5", "9", "2", "6"]], "seed": ["1", "1", "1", "1", "1", "1", "7", "1"]})");
+  auto needsTheSeven = [](const gen::LoadedDoc<Rational>& c) {
+    if (c.doc["nodes"].size() != 2 || !c.doc.contains("seed")) return false;
+    for (const auto& v : c.doc["seed"])
+      if (v == "7") return true;
+    return false;
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), needsTheSeven);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1]}])")) << smallest.doc.dump();
+  EXPECT_EQ(smallest.doc["data"]["m"]["shape"], nlohmann::json::parse("[1]"));
+  EXPECT_EQ(smallest.doc["seed"], nlohmann::json::parse(R"(["7"])"));
+}
+
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
 TYPED_TEST(CaseGen, CoverageFloorsHold) {
   using T = TypeParam;
