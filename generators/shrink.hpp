@@ -156,34 +156,42 @@ inline json withInputAxisCut(const json& doc, std::size_t i, std::size_t axis, K
   return candidate;
 }
 
-// The position a document's "seed" is at: its "output", else the last position.
-template <class T>
-std::size_t outputOf(const json& doc, const Graph<T>& graph) {
-  return doc.contains("output") ? doc["output"].get<std::size_t>() : graph.positionCount() - 1;
-}
-
-// `doc` with every dimension of `size` cut down to `part`: in the inputs, the data tensors, the
-// constants and the seeds (whose shapes are the graph's), so that a case whose tensors share the
-// size stays well-typed.
-template <class T>
-json withSizeCut(const json& doc, const Graph<T>& graph, std::size_t size, KeptSlices part) {
-  auto keep = [&](std::size_t, std::size_t s) { return s == size ? std::optional(part) : std::nullopt; };
-  json candidate = withoutNodeShapes(doc);
-  for (std::size_t i = 0; i < doc["inputs"].size(); ++i)
-    candidate["inputs"][i]["shape"] = cutDown(candidate["values"][i], doc["inputs"][i]["shape"], keep);
-  if (doc.contains("data"))
-    for (auto& [key, entry] : candidate["data"].items())
-      if (entry.contains("values")) entry["shape"] = cutDown(entry["values"], entry["shape"], keep);
-  for (json& node : candidate["nodes"])
-    if (node.contains("attrs") && node["attrs"].contains("values") && node["attrs"].contains("shape"))
-      node["attrs"]["shape"] = cutDown(node["attrs"]["values"], node["attrs"]["shape"], keep);
+// Calls visit(values, shape, shapeKey) on every tensor of the case that holds values: the
+// inputs, the data tensors and the constants (shapeKey: their "shape"), then the seeds the loader
+// reads — "seeds", else "seed" at the output — whose shapes are the graph's (shapeKey nullptr).
+// `Json` is json or const json.
+template <class Json, class T, class Visit>
+void forEachValuedTensor(Json& doc, const Case<T>& loaded, Visit visit) {
+  auto shapeOf = [](const json& key) { return key.template get<std::vector<std::size_t>>(); };
   auto shapeAt = [&](std::size_t p) {
-    const Shape& shape = graph.shapeAt(p);
+    const Shape& shape = loaded.graph.shapeAt(p);
     return std::vector<std::size_t>(shape.begin(), shape.end());
   };
-  if (doc.contains("seed")) cutDown(candidate["seed"], shapeAt(outputOf(doc, graph)), keep);
-  if (doc.contains("seeds"))
-    for (auto& [key, values] : candidate["seeds"].items()) cutDown(values, shapeAt(std::stoul(key)), keep);
+  for (std::size_t i = 0; i < doc["inputs"].size(); ++i)
+    visit(doc["values"][i], shapeOf(doc["inputs"][i]["shape"]), &doc["inputs"][i]["shape"]);
+  if (doc.contains("data"))
+    for (auto& [key, entry] : doc["data"].items())
+      if (entry.contains("values")) visit(entry["values"], shapeOf(entry["shape"]), &entry["shape"]);
+  for (auto& node : doc["nodes"])
+    if (node.contains("attrs") && node["attrs"].contains("values") && node["attrs"].contains("shape"))
+      visit(node["attrs"]["values"], shapeOf(node["attrs"]["shape"]), &node["attrs"]["shape"]);
+  if (doc.contains("seeds")) {
+    for (auto& [key, values] : doc["seeds"].items()) visit(values, shapeAt(std::stoul(key)), nullptr);
+  } else if (doc.contains("seed")) {
+    visit(doc["seed"], shapeAt(loaded.output), nullptr);
+  }
+}
+
+// `doc` with every dimension of `size` cut down to `part` in every tensor of the case, so that a
+// case whose tensors share the size stays well-typed.
+template <class T>
+json withSizeCut(const json& doc, const Case<T>& loaded, std::size_t size, KeptSlices part) {
+  auto keep = [&](std::size_t, std::size_t s) { return s == size ? std::optional(part) : std::nullopt; };
+  json candidate = withoutNodeShapes(doc);
+  forEachValuedTensor(candidate, loaded, [&](json& values, const std::vector<std::size_t>& shape, json* shapeKey) {
+    std::vector<std::size_t> resized = cutDown(values, shape, keep);
+    if (shapeKey) *shapeKey = resized;
+  });
   return candidate;
 }
 
@@ -193,22 +201,12 @@ json withSizeCut(const json& doc, const Graph<T>& graph, std::size_t size, KeptS
 // case (a matmul's shared k, the same-shaped arguments of an elementwise op and their seeds: one
 // cut alone would not load), then each input's axes alone.
 template <class T>
-void shrinkDimensionCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+void shrinkDimensionCandidates(const json& doc, const Case<T>& loaded, std::vector<json>& out) {
   std::map<std::size_t, std::size_t, std::greater<>> occurrences;  // size > 1 -> how many dimensions have it
-  auto count = [&](const auto& shape) {
+  forEachValuedTensor(doc, loaded, [&](const json&, const std::vector<std::size_t>& shape, const json*) {
     for (std::size_t size : shape)
       if (size > 1) ++occurrences[size];
-  };
-  for (const json& input : doc["inputs"]) count(input["shape"].get<std::vector<std::size_t>>());
-  if (doc.contains("data"))
-    for (const auto& [key, entry] : doc["data"].items())
-      if (entry.contains("shape")) count(entry["shape"].template get<std::vector<std::size_t>>());
-  for (const json& node : doc["nodes"])
-    if (node.contains("attrs") && node["attrs"].contains("values") && node["attrs"].contains("shape"))
-      count(node["attrs"]["shape"].get<std::vector<std::size_t>>());
-  if (doc.contains("seed")) count(graph.shapeAt(outputOf(doc, graph)));
-  if (doc.contains("seeds"))
-    for (const auto& [key, values] : doc["seeds"].items()) count(graph.shapeAt(std::stoul(key)));
+  });
   auto smallerParts = [](std::size_t size) {
     std::vector<KeptSlices> parts;
     for (std::size_t target : {size / 2, size - 1}) {
@@ -220,7 +218,7 @@ void shrinkDimensionCandidates(const json& doc, const Graph<T>& graph, std::vect
   };
   for (const auto& [size, times] : occurrences)
     if (times > 1)
-      for (KeptSlices part : smallerParts(size)) out.push_back(withSizeCut(doc, graph, size, part));
+      for (KeptSlices part : smallerParts(size)) out.push_back(withSizeCut(doc, loaded, size, part));
   for (std::size_t i = 0; i < doc["inputs"].size(); ++i) {
     const std::vector<std::size_t> shape = doc["inputs"][i]["shape"];
     for (std::size_t axis = 0; axis < shape.size(); ++axis)
@@ -339,15 +337,17 @@ bool forEachShrink(const LoadedDoc<T>& original, const std::function<bool(Loaded
       [&](auto& out) { detail::constToInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::dropInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::unusedDataCandidates(doc, out); },
-      [&](auto& out) { detail::shrinkDimensionCandidates(doc, graph, out); },
+      [&](auto& out) { detail::shrinkDimensionCandidates(doc, *original.loaded, out); },
       [&](auto& out) { detail::valueCandidates(doc, graph, out); },
       [&](auto& out) { detail::seedCandidates(doc, out); },
   };
   for (const auto& kind : kinds) {
     std::vector<nlohmann::json> candidates;
     kind(candidates);
-    for (auto& candidate : candidates)
+    for (auto& candidate : candidates) {
+      if (candidate == doc) continue;  // no smaller: taking it would shrink forever
       if (auto loaded = loadDoc<T>(std::move(candidate)); loaded && visit(std::move(*loaded))) return true;
+    }
   }
   return false;
 }

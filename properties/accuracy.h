@@ -339,8 +339,8 @@ class AccuracyJudge {
 
   // A pointwise node whose arguments hold a NaN or an infinity somewhere: its elements whose
   // arguments are all finite, judged on the op applied to those elements alone (element i of a
-  // pointwise op reads the arguments' elements i only). Not kept for the terms, which read every
-  // element: the gradients that reach its arguments are not judged.
+  // pointwise op reads the arguments' elements i only). Its terms are not judged: a gradient is
+  // judged position by position, and these positions hold values that are not finite.
   std::optional<Verdict> forwardOnFiniteElements(std::size_t k) {
     lastReason_ = "arguments that are NaN or infinite";
     const Node<F>& node = c_.graph.nodeAt(k);

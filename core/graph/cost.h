@@ -19,7 +19,7 @@ struct EnclosurePasses {
   double count = 0;          //!< runs (one per draw judged)
   double finiteShare = 1;    //!< the chance that one element of a draw is finite: a node is judged whole
                              //!< only where every element of its arguments is (a draw of large tensors
-                             //!< rarely is), a pointwise op's forward on the elements whose arguments are
+                             //!< rarely is), a pointwise op's forward on the elements whose arguments are finite
   bool shortValues = false;  //!< the draws are small dyadic values, whose folds run in double; for the
                              //!< case's own values this is read from the values
 };

@@ -164,7 +164,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
           leafArguments = leafArguments && degrees[a] == 1;
         }
         // A node is judged whole where every element of its arguments is finite; else a pointwise
-        // op's forward is judged on the elements whose arguments are (docs/semantics.md §2.6).
+        // op's forward is judged on the elements whose arguments are (docs/semantics.md §3.2, §4.5).
         auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown) {
           if (runs.count == 0) return 0.0;
           const bool inDouble = leavesKnown && leafArguments && kernels::foldIsExactInDouble(leaves, leaves, depth);

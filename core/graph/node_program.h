@@ -68,7 +68,7 @@ Tensor<T> forwardAt(const Graph<T>& graph, std::span<const Tensor<T>> context, c
 
 //! The op's forward on the values of `call` into `out`, after its domain check and before the
 //! carriers' ceilings are checked on its result (validateAndForward's checks, for a call built by
-//! hand); the reason when one fails, and then `out` is not the op's value.
+//! hand); the reason when one fails, and then `out` holds no checked value.
 template <class T>
 DomainError checkedForward(OpKind kind, const OpCall<T>& call, Tensor<T>& out);
 

@@ -5,6 +5,7 @@
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/graph/node_program.h"
@@ -165,6 +166,39 @@ TEST(Shrinking, DataSeedsAndNodeShapesShrinkWithTheInputs) {
   EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1]}])")) << smallest.doc.dump();
   EXPECT_EQ(smallest.doc["data"]["m"]["shape"], nlohmann::json::parse("[1]"));
   EXPECT_EQ(smallest.doc["seed"], nlohmann::json::parse(R"(["7"])"));
+}
+
+// The same with a constant, a "seeds" pack and an "output" before the last node: the const's
+// [6] values, the input and the seed at position 2 all shrink to the element the failure needs.
+TEST(Shrinking, ConstantsAndSeedPacksShrinkWithTheInputs) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [6]}],
+      "nodes": [{"op": "const", "attrs": {"shape": [6], "values": ["1", "2", "3", "4", "5", "6"]}},
+                {"op": "add", "args": [0, 1]}, {"op": "neg", "args": [2]}],
+      "values": [["0", "0", "0", "0", "8", "0"]], "output": 2, "seeds": {"2": ["1", "1", "1", "1", "7", "1"]}})");
+  auto needsAllThree = [](const gen::LoadedDoc<Rational>& c) {
+    auto holds = [](const nlohmann::json& values, const char* v) {
+      return std::any_of(values.begin(), values.end(), [&](const auto& x) { return x == v; });
+    };
+    return c.doc["nodes"].size() == 3 && c.doc["nodes"][0]["op"] == "const" && c.doc.contains("seeds") &&
+           c.doc["seeds"].contains("2") && holds(c.doc["seeds"]["2"], "7") && holds(c.doc["values"][0], "8") &&
+           holds(c.doc["nodes"][0]["attrs"]["values"], "5");
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), needsAllThree);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1]}])")) << smallest.doc.dump();
+  EXPECT_EQ(smallest.doc["nodes"][0]["attrs"]["values"], nlohmann::json::parse(R"(["5"])"));
+  EXPECT_EQ(smallest.doc["seeds"]["2"], nlohmann::json::parse(R"(["7"])"));
+}
+
+// A "seed" beside a "seeds" pack is not read (docs/semantics.md §4.1): shrinking leaves it alone,
+// and ends even when every candidate keeps the failure.
+TEST(Shrinking, ASeedTheLoaderDoesNotReadIsNotCutAndShrinkingEnds) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": []}],
+      "nodes": [{"op": "broadcast", "args": [0], "attrs": {"shape": [3, 3]}}], "values": [["2"]],
+      "seeds": {"0": ["1"]}, "seed": ["1", "1", "1", "1", "1", "1", "1", "1", "1"]})");
+  for (const auto& candidate : gen::shrinksOf<Rational>(doc))
+    if (candidate.doc.contains("seed")) EXPECT_EQ(candidate.doc["seed"].size(), 9u) << candidate.doc.dump();
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), [](const auto&) { return true; });
+  EXPECT_LT(steps, 20u) << smallest.doc.dump();
 }
 
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
