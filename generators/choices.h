@@ -61,7 +61,6 @@ inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
 //! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) and 12% values that round or are large or
 //! tiny — neither in the exact domain, whose values are all small dyadic numbers.
-
 template <class T>
 PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
   auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };

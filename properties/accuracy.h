@@ -6,8 +6,9 @@
 // it than the budget: no false alarm, whatever the enclosure's width. Each node is judged on its
 // own inputs, so an error upstream is not charged again downstream. A node is not judged where
 // its exact value does not exist or cannot be had: an argument that is NaN or infinite (a
-// pointwise op is judged on its other elements), a domain failure on intervals (log of a value ≤ 0, a divisor 0), a value beyond the interval carrier's
-// range, an opaque program (no budget), or attributes or data that are not finite.
+// pointwise op is judged on its other elements), a domain failure on intervals (log of a value
+// ≤ 0, a divisor 0), a value beyond the interval carrier's range, an opaque program (no budget),
+// or attributes or data that are not finite.
 //
 // Backward: a position's gradient is its seed plus the terms of the nodes that read it, so the
 // engine's gradient there is judged against that sum, exact, with each term taken on the engine's
