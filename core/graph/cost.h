@@ -36,8 +36,8 @@ struct PassCounts {
   double perElement = 0;     //!< nanoseconds of bookkeeping per element of every position (drawing
                              //!< values, comparing results) while it fits in the caches; printing
                              //!< is counted by printedValues
-  EnclosurePasses ownValues;    //!< the accuracy oracle on the case's own values (IEEE carriers)
-  EnclosurePasses drawnValues;  //!< the accuracy oracle on random draws (IEEE carriers)
+  EnclosurePasses ownValues{};    //!< the accuracy oracle on the case's own values (IEEE carriers)
+  EnclosurePasses drawnValues{};  //!< the accuracy oracle on random draws (IEEE carriers)
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

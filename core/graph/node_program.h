@@ -78,6 +78,12 @@ template <class T>
 Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
                                      std::size_t position);
 
+//! validateAndForward writing the value into `out` (the runtime's forward fills its context in
+//! place); on failure `out` holds no checked value.
+template <class T>
+Result<void> validateAndForwardInto(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                                    std::size_t position, Tensor<T>& out);
+
 //! What an IEEE forward of the node at `position` may err by beyond its op's accuracyUlps, per
 //! element (ops::accumulatedError): computed on an enclosing carrier T from the argument values in
 //! `context` and the exact output `y`, for the IEEE format `model` describes. Empty when the op

@@ -36,8 +36,9 @@ namespace detail {
 
 template <class T>
 ArgValues<T> argumentValues(const Node<T>& node, std::span<const Tensor<T>> context) {
-  ArgValues<T> args;
-  for (std::size_t p : node.args) args.push_back(&context[p]);
+  ArgValues<T> args(node.args.size(), boost::container::default_init);  // every slot written below
+  const Tensor<T>** at = args.data();
+  for (std::size_t p : node.args) *at++ = &context[p];
   return args;
 }
 
@@ -143,13 +144,20 @@ DomainError checkedForward(OpKind kind, const OpCall<T>& call, Tensor<T>& out) {
 }
 
 template <class T>
-Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
-                                     std::size_t position) {
+Result<void> validateAndForwardInto(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                                    std::size_t position, Tensor<T>& out) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = detail::argumentValues(node, context);
-  Tensor<T> out;
   if (DomainError error = checkedForward(node.op, callOf<T>(graph, node, args, data), out))
     return fail(describeNode(graph, position) + ": " + *error);
+  return {};
+}
+
+template <class T>
+Result<Tensor<T>> validateAndForward(const Graph<T>& graph, std::span<const Tensor<T>> context, const Data<T>& data,
+                                     std::size_t position) {
+  Tensor<T> out;
+  if (auto ok = validateAndForwardInto(graph, context, data, position, out); !ok) return std::unexpected(ok.error());
   return out;
 }
 

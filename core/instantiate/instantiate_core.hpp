@@ -31,6 +31,8 @@
   template DomainError checkedForward<T>(OpKind, const OpCall<T>&, Tensor<T>&);                              \
   template Result<Tensor<T>> validateAndForward<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, \
                                                    std::size_t);                                               \
+  template Result<void> validateAndForwardInto<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&,  \
+                                                   std::size_t, Tensor<T>&);                                   \
   template std::string describeNode<T>(const Graph<T>&, std::size_t);                                          \
   template std::optional<BudgetExcess> exceedsBudget<T>(const Graph<T>&, const Pack<T>*, const Data<T>&,        \
                                                         const PassCounts&, const Budget&);                      \

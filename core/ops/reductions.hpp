@@ -288,7 +288,7 @@ struct Linear : OpBase {
     const Tensor<T>& x = c.arg(1);
     const Tensor<T>& b = c.arg(2);
     std::size_t m = w.shape[0], k = w.shape[1];
-    Tensor<T> out = zeros<T>(Shape{m});
+    Tensor<T> out = zeros<T>(c.shape);  // [m]
     kernels::foldRowDots<kernels::RowSide::left>(w.values.data(), m, k, x.values.data(), out.values.data());
     for (std::size_t i = 0; i < m; ++i) out[i] = out[i] + b[i];
     return out;

@@ -42,11 +42,11 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
   std::ranges::move(inputs, std::back_inserter(*context));
   const std::shared_ptr<const Context<T>> shared = context;  // what onNode sees
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    auto value = TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log  // the fault: log unchecked
-                     ? Result<Tensor<T>>(detail::forwardUnchecked<T>(graph, *context, data, p))
-                     : validateAndForward<T>(graph, *context, data, p);
-    if (!value) return std::unexpected(value.error());
-    context->push_back(std::move(*value));
+    Tensor<T>& value = context->emplace_back();  // reserved: the arguments' addresses stay put
+    if (TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log)  // the fault: log unchecked
+      value = detail::forwardUnchecked<T>(graph, *context, data, p);
+    else if (auto ok = validateAndForwardInto<T>(graph, *context, data, p, value); !ok)
+      return std::unexpected(ok.error());
     onNode(p, shared);
   }
   return shared;

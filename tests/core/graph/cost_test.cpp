@@ -26,7 +26,7 @@ Tensor<T> filled(const Shape& shape, int value) {
 Budget workBudget(double work) { return Budget{work, 1e30}; }
 Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
 
-const PassCounts kForwardOnly{1, 0, 0, 1, 0, 0};
+const PassCounts kForwardOnly{.forward = 1, .backward = 0, .copies = 1};
 // docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a visit of the dense order to an earlier
 // position 5 ns besides its elements' additions.
 constexpr double kIeee = 0.25;
@@ -45,7 +45,9 @@ TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAdds) {
   EXPECT_EQ(excess->position, 2u);
   EXPECT_EQ(excess->estimate, macs);
   // A reverse pass forms two operations for each forward one.
-  EXPECT_EQ(exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 1, 0}, workBudget(1))->estimate, 3 * macs);
+  EXPECT_EQ(
+      exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 1}, workBudget(1))->estimate,
+      3 * macs);
 }
 
 TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
@@ -57,10 +59,11 @@ TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
   const Pack<double> inputs{filled<double>({4}, 1)};
   const double forward = 8.0 * n * kIeee;  // each neg reads and writes 4 elements
   const double dense = (kVisit + 4 * kIeee) * n * (n + 1) / 2;  // node k (k = 1..n) visits k positions of 4
-  PassCounts denseOnly{0, 0, 1, 1, 0};
+  PassCounts denseOnly{.forward = 0, .backward = 0, .dense = 1, .copies = 1};
   EXPECT_EQ(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(0.5))->position, 1u);
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(dense)));
-  auto both = exceedsBudget(g, &inputs, {}, PassCounts{1, 0, 1, 1, 0}, workBudget(forward + dense - 1));
+  auto both = exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 0, .dense = 1, .copies = 1},
+                            workBudget(forward + dense - 1));
   ASSERT_TRUE(both);
   EXPECT_EQ(both->position, n);  // the last node
   EXPECT_EQ(both->estimate, forward + dense);
@@ -71,7 +74,7 @@ TEST(WorkEstimate, BookkeepingCountsEveryElementOfEveryPosition) {
   b.add(OpKind::neg, {0}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({1000}, 1)};
-  PassCounts bookkeeping{0, 0, 0, 1, 0, 500};
+  PassCounts bookkeeping{.forward = 0, .backward = 0, .copies = 1, .perElement = 500};
   auto excess = exceedsBudget(g, &inputs, {}, bookkeeping, workBudget(1000.0 * 500 + 1));
   ASSERT_TRUE(excess);
   EXPECT_EQ(excess->position, 1u);
@@ -84,8 +87,10 @@ TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) 
   for (std::size_t k = 0; k < 10; ++k) ASSERT_TRUE(b.addOpaque("twice", {k}));
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({4}, 1)};
-  auto forwardOnly = exceedsBudget(g, &inputs, {}, PassCounts{1, 0, 0, 1, 0, 0}, workBudget(0))->estimate;
-  auto oneReverse = exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 1, 0, 0}, workBudget(0))->estimate;
+  auto forwardOnly =
+      exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 0, .copies = 1}, workBudget(0))->estimate;
+  auto oneReverse =
+      exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 1}, workBudget(0))->estimate;
   EXPECT_EQ(forwardOnly, 8 * kIeee);  // node 1 alone: 4 reads, 4 writes
   EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
 }
@@ -96,7 +101,7 @@ constexpr double kJudged = 4000;
 
 // Only the accuracy oracle's runs, on the case's own values and on draws.
 PassCounts accuracyOnly(EnclosurePasses own, EnclosurePasses drawn = {}) {
-  return PassCounts{0, 0, 0, 1, 0, 0, own, drawn};
+  return PassCounts{.forward = 0, .backward = 0, .copies = 1, .ownValues = own, .drawnValues = drawn};
 }
 
 TEST(WorkEstimate, TheAccuracyOracleEnclosesProductsOnIntervalsUnlessTheyAreExactInDouble) {
@@ -213,7 +218,7 @@ TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
    }()).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({}, 1)};
-  const PassCounts fourCopies{1, 1, 0, 4, 0};
+  const PassCounts fourCopies{.forward = 1, .backward = 1, .copies = 4};
   const double bytes = (1.0 + (1 << 20)) * 8 * 4;  // a double per element, four copies
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, fourCopies, memoryBudget(bytes)));
   auto excess = exceedsBudget(g, &inputs, {}, fourCopies, memoryBudget(bytes - 1));
@@ -223,8 +228,12 @@ TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
   EXPECT_EQ(describeExcess(g, *excess),
             "node 1 (broadcast): the estimated memory reaches 32 MiB here, over the budget of 32 MiB");
   // Printed values add their text, and the time to print them.
-  EXPECT_TRUE(exceedsBudget(g, &inputs, {}, PassCounts{1, 1, 0, 4, 1}, memoryBudget(bytes)));
-  EXPECT_EQ(exceedsBudget(g, &inputs, {}, PassCounts{0, 0, 0, 1, 1}, workBudget(1))->estimate, 200.0 * (1 + (1 << 20)));
+  EXPECT_TRUE(exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 4, .printedValues = 1},
+                            memoryBudget(bytes)));
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, PassCounts{.forward = 0, .backward = 0, .copies = 1, .printedValues = 1},
+                          workBudget(1))
+                ->estimate,
+            200.0 * (1 + (1 << 20)));
 }
 
 // A chain of squares of 3/2 (4 bits: 2 for 3, 2 for 2): node k's values have degree 2^k.
