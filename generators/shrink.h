@@ -1,8 +1,9 @@
 #pragma once
 // Shrinking case documents (the file format, docs/semantics.md §4): delete a node (rerouting its
 // users to an earlier position of the same shape, its own argument first), turn a constant into
-// an input, drop unused inputs and data, shrink input dimensions (shared sizes together, by
-// halves first), simplify values toward 0 and 1, and seed packs toward one-hot.
+// an input, drop unused inputs and data, make count attributes smaller, shrink dimensions (shared
+// sizes together, in tensors and reshape/broadcast targets, by halves first), simplify values
+// toward 0 and 1, and seed packs toward one-hot.
 #include <nlohmann/json.hpp>
 
 #include <functional>

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/io/case_file.hpp"
@@ -182,8 +183,20 @@ void forEachValuedTensor(Json& doc, const Case<T>& loaded, Visit visit) {
   }
 }
 
-// `doc` with every dimension of `size` cut down to `part` in every tensor of the case, so that a
-// case whose tensors share the size stays well-typed.
+// Calls visit(shapeKey) on every node attribute "shape" that shapes no values of its own: the
+// target of a reshape or a broadcast. `Json` is json or const json.
+// visit(k, shapeKey) names the node.
+template <class Json, class Visit>
+void forEachTargetShape(Json& doc, Visit visit) {
+  for (std::size_t k = 0; k < doc["nodes"].size(); ++k) {
+    auto& node = doc["nodes"][k];
+    if (node.contains("attrs") && node["attrs"].contains("shape") && !node["attrs"].contains("values"))
+      visit(k, node["attrs"]["shape"]);
+  }
+}
+
+// `doc` with every dimension of `size` cut down to `part` in every tensor and every target shape
+// of the case, so that a case whose tensors share the size stays well-typed.
 template <class T>
 json withSizeCut(const json& doc, const Case<T>& loaded, std::size_t size, KeptSlices part) {
   auto keep = [&](std::size_t, std::size_t s) { return s == size ? std::optional(part) : std::nullopt; };
@@ -192,21 +205,35 @@ json withSizeCut(const json& doc, const Case<T>& loaded, std::size_t size, KeptS
     std::vector<std::size_t> resized = cutDown(values, shape, keep);
     if (shapeKey) *shapeKey = resized;
   });
+  forEachTargetShape(candidate, [&](std::size_t, json& target) {
+    for (json& dim : target)
+      if (dim == size) dim = part.size;
+  });
+  return candidate;
+}
+
+// `doc` with dimension `axis` of node k's target shape cut down to `size` (it holds no values).
+inline json withTargetAxisCut(const json& doc, std::size_t k, std::size_t axis, std::size_t size) {
+  json candidate = withoutNodeShapes(doc);
+  candidate["nodes"][k]["attrs"]["shape"][axis] = size;
   return candidate;
 }
 
 // Smaller dimensions: halved, then one slice fewer, each keeping its first slices, then its last
 // (a failure may sit at any element), so that a dimension of n reaches 1 in O(log n) steps while
-// halving keeps the failure. First every dimension of one size at once, in every tensor of the
-// case (a matmul's shared k, the same-shaped arguments of an elementwise op and their seeds: one
-// cut alone would not load), then each input's axes alone.
+// halving keeps the failure. First every dimension of one size at once, in every tensor and target
+// shape of the case (a matmul's shared k, the same-shaped arguments of an elementwise op and their
+// seeds, a broadcast's trailing dimensions: one cut alone would not load), then each input's axes
+// alone, then each target shape's (a broadcast's new leading dimensions).
 template <class T>
 void shrinkDimensionCandidates(const json& doc, const Case<T>& loaded, std::vector<json>& out) {
   std::map<std::size_t, std::size_t, std::greater<>> occurrences;  // size > 1 -> how many dimensions have it
-  forEachValuedTensor(doc, loaded, [&](const json&, const std::vector<std::size_t>& shape, const json*) {
+  auto count = [&](const std::vector<std::size_t>& shape) {
     for (std::size_t size : shape)
       if (size > 1) ++occurrences[size];
-  });
+  };
+  forEachValuedTensor(doc, loaded, [&](const json&, const std::vector<std::size_t>& shape, const json*) { count(shape); });
+  forEachTargetShape(doc, [&](std::size_t, const json& target) { count(target.get<std::vector<std::size_t>>()); });
   auto smallerParts = [](std::size_t size) {
     std::vector<KeptSlices> parts;
     for (std::size_t target : {size / 2, size - 1}) {
@@ -225,6 +252,31 @@ void shrinkDimensionCandidates(const json& doc, const Case<T>& loaded, std::vect
       if (shape[axis] > 1)
         for (KeptSlices part : smallerParts(shape[axis])) out.push_back(withInputAxisCut(doc, i, axis, part));
   }
+  forEachTargetShape(doc, [&](std::size_t k, const json& target) {
+    for (std::size_t axis = 0; axis < target.size(); ++axis)
+      if (target[axis] > 1)
+        for (KeptSlices part : smallerParts(target[axis]))
+          if (!part.trailing) out.push_back(withTargetAxisCut(doc, k, axis, part.size));  // no values: no ends
+  });
+}
+
+// Count attributes made smaller (slice0's start and len, sum_axis's axis): 0, the half, one
+// fewer. A slice that takes fewer rows, nearer the first, lets the dimension it slices shrink.
+template <class T>
+void countAttributeCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
+  for (std::size_t k = 0; k < graph.nodes.size(); ++k)
+    for (const AttrSpec<T>& spec : ops::attributes<T>(graph.nodes[k].op)) {
+      if (!std::holds_alternative<std::size_t Attrs<T>::*>(spec.field)) continue;
+      const json::json_pointer at(fmt::format("/nodes/{}/attrs/{}", k, spec.name));
+      if (!doc.contains(at)) continue;  // an optional count left at its default
+      const std::size_t count = doc[at];
+      if (count == 0) continue;
+      for (std::size_t to : std::set<std::size_t>{0, count / 2, count - 1}) {  // ascending, each once
+        json candidate = doc;
+        candidate[at] = to;
+        out.push_back(std::move(candidate));
+      }
+    }
 }
 
 // How simple a value is: 0, then 1, then -1, then anything else. Every candidate is strictly
@@ -337,6 +389,7 @@ bool forEachShrink(const LoadedDoc<T>& original, const std::function<bool(Loaded
       [&](auto& out) { detail::constToInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::dropInputCandidates(doc, graph, out); },
       [&](auto& out) { detail::unusedDataCandidates(doc, out); },
+      [&](auto& out) { detail::countAttributeCandidates(doc, graph, out); },
       [&](auto& out) { detail::shrinkDimensionCandidates(doc, *original.loaded, out); },
       [&](auto& out) { detail::valueCandidates(doc, graph, out); },
       [&](auto& out) { detail::seedCandidates(doc, out); },

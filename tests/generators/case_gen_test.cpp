@@ -196,9 +196,51 @@ TEST(Shrinking, ASeedTheLoaderDoesNotReadIsNotCutAndShrinkingEnds) {
       "nodes": [{"op": "broadcast", "args": [0], "attrs": {"shape": [3, 3]}}], "values": [["2"]],
       "seeds": {"0": ["1"]}, "seed": ["1", "1", "1", "1", "1", "1", "1", "1", "1"]})");
   for (const auto& candidate : gen::shrinksOf<Rational>(doc))
-    if (candidate.doc.contains("seed")) EXPECT_EQ(candidate.doc["seed"].size(), 9u) << candidate.doc.dump();
+    if (candidate.doc.contains("seed")) {
+      EXPECT_EQ(candidate.doc["seed"].size(), 9u) << candidate.doc.dump();
+    }
   auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), [](const auto&) { return true; });
   EXPECT_LT(steps, 20u) << smallest.doc.dump();
+}
+
+// Target shapes shrink with the tensors: a reshape of [6, 4] to [4, 6] shares both sizes with its
+// input, a broadcast to [5, 4, 6] adds a leading 5 of its own. The failure needs both nodes.
+TEST(Shrinking, ReshapeAndBroadcastTargetsShrinkWithTheirInputs) {
+  const nlohmann::json doc = {{"tapecheck", 1},
+                              {"inputs", {{{"shape", {6, 4}}}}},
+                              {"values", {std::vector<std::string>(24, "3")}},
+                              {"nodes",
+                               {{{"op", "reshape"}, {"args", {0}}, {"attrs", {{"shape", {4, 6}}}}},
+                                {{"op", "broadcast"}, {"args", {1}}, {"attrs", {{"shape", {5, 4, 6}}}}}}}};
+  auto needsBoth = [](const gen::LoadedDoc<Rational>& c) {
+    return c.doc["nodes"].size() == 2 && c.doc["nodes"][0]["op"] == "reshape" && c.doc["nodes"][1]["op"] == "broadcast";
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), needsBoth);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1, 1]}])")) << smallest.doc.dump();
+  EXPECT_EQ(smallest.doc["nodes"][0]["attrs"]["shape"], nlohmann::json::parse("[1, 1]"));
+  EXPECT_EQ(smallest.doc["nodes"][1]["attrs"]["shape"], nlohmann::json::parse("[1, 1, 1]"));
+  EXPECT_LE(steps, 12u);
+}
+
+// A slice's start and length shrink (toward row 0, one row), so that the dimension it slices can
+// shrink under it: rows [29, 34) of a [40, 3] input end as row 0 of a [1, 1] input. (Cut alone,
+// the input keeps at least 34 rows.) The failure needs the slice and a 5 in its input.
+TEST(Shrinking, ASliceShrinksSoThatItsInputCan) {
+  std::vector<std::string> values(40 * 3, "0");
+  values[31 * 3 + 2] = "5";
+  const nlohmann::json doc = {{"tapecheck", 1},
+                              {"inputs", {{{"shape", {40, 3}}}}},
+                              {"values", {values}},
+                              {"nodes", {{{"op", "slice0"}, {"args", {0}}, {"attrs", {{"start", 29}, {"len", 5}}}}}}};
+  auto slicesAFive = [](const gen::LoadedDoc<Rational>& c) {
+    const auto& v = c.doc["values"][0];
+    return c.doc["nodes"].size() == 1 && c.doc["nodes"][0]["op"] == "slice0" &&
+           std::find(v.begin(), v.end(), "5") != v.end();
+  };
+  auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), slicesAFive);
+  EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1, 1]}])")) << smallest.doc.dump();
+  EXPECT_EQ(smallest.doc["nodes"][0]["attrs"], nlohmann::json::parse(R"({"start": 0, "len": 1})"));
+  EXPECT_LE(steps, 20u);
 }
 
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
