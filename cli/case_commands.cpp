@@ -140,7 +140,8 @@ CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain do
     const double draws = static_cast<double>(options.cases + (c.inputs ? 1 : 0));
     const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                                accuracy * static_cast<double>(options.cases), domain);
-    return budgetGate<T>(passes, options.budget, fmt::format(", or ask for fewer than {} --cases", options.cases))(c);
+    const std::string fewer = options.cases > 0 ? fmt::format(", or ask for fewer than {} --cases", options.cases) : "";
+    return budgetGate<T>(passes, options.budget, fewer)(c);
   };
 }
 
@@ -178,7 +179,8 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 template <class T>
 int showOn(const CaseInput& input, bool dot, const Program& program, const BudgetOptions& budget) {
   const double accuracy = input.property == "accuracy" ? 1 : 0;  // a saved failure's property is re-checked
-  auto loaded = loadOn<T>(input, budgetGate<T>(withAccuracyRuns(showPasses(), accuracy, 0, gen::Domain::general), budget));
+  const PassCounts passes = withAccuracyRuns(showPasses(!input.property.empty()), accuracy, 0, gen::Domain::general);
+  auto loaded = loadOn<T>(input, budgetGate<T>(passes, budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {

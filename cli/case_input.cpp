@@ -77,10 +77,13 @@ Result<Judging> readJudging(std::string_view policy, std::string_view domain, co
 Result<std::string> chooseName(std::string_view what, const std::string& option, const std::string& fromFile,
                                const std::string& fallback, const std::vector<std::string>& allowed) {
   std::string chosen = !option.empty() ? option : !fromFile.empty() ? fromFile : fallback;
-  if (std::find(allowed.begin(), allowed.end(), chosen) == allowed.end())
-    return fail(fmt::format("no {} named {}{}; the {}s are: {}", what, quote(chosen),
-                            option.empty() && !fromFile.empty() ? " (from the file's failure object)" : "", what,
+  if (std::find(allowed.begin(), allowed.end(), chosen) == allowed.end()) {
+    const std::string plural = what.ends_with('y') ? fmt::format("{}ies", what.substr(0, what.size() - 1))
+                                                   : fmt::format("{}s", what);
+    return fail(fmt::format("no {} named {}{}; the {} are: {}", what, quote(chosen),
+                            option.empty() && !fromFile.empty() ? " (from the file's failure object)" : "", plural,
                             fmt::join(allowed, ", ")));
+  }
   return chosen;
 }
 

@@ -52,7 +52,7 @@ int gradWith(const GradOptions& options) {
   const Case<T>& c = *loaded;
   if (!c.inputs) return report(kUsage, options.file + ": values: the file gives no input values; grad needs them");
   auto run = runEngine(options.engine, c, options.single);
-  if (!run) return report(kFailed, run.error().message);
+  if (!run) return report(kFailed, options.file + ": " + run.error().message);
   Pack<T> seeds = seedsFor(c, options.single);
   if (options.format == "json") {
     nlohmann::json out{{"carrier", std::string(Carrier<T>::name)},

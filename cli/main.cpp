@@ -176,7 +176,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   ShowOptions show;
   auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");
   showCommand->add_option("FILE", show.file, "a graph or case file")->required();
-  showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else rational");
+  showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else the first carrier the file loads on");
   showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
   addBudgetOptions(showCommand, show.budget);
 

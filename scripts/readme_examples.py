@@ -66,10 +66,13 @@ class Step:
     A keep rule is a regex (every line matching it) or a (start, stop) pair: from the first line
     matching the regex start through the first later line matching the regex stop (None: to the
     end), or through `stop` lines in all when it is a number.
-    `prompt` False shows the output without the command line."""
+    `prompt` False shows the output without the command line. `status` lists the exit statuses
+    the example may end with: by default a pass or a finding, never a usage error or an unreadable
+    file (an example that stopped meaning what its prose says)."""
     cmd: str
     keep: list | None = None
     prompt: bool = True
+    status: tuple = (0, 1)
 
 
 @dataclass
@@ -110,9 +113,9 @@ BLOCKS = [
                                  keep=[r"^tapecheck run:", r"^$", r"^property ", PROPERTY_ROW,
                                        r"cases not compared", r"properties x carriers"])]),
     Block("tiny-survey", [
-        Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier double --cases 200 --seed 1 --survey',
+        Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier double --cases 500 --seed 1 --survey',
              keep=[(r"^survey:", r"^$"), r"properties x carriers"]),
-        Step(f'./build/tapecheck replay tapecheck-failures/compileChecked_backwardDenseFrom-double-1-1.json '
+        Step(f'./build/tapecheck replay tapecheck-failures/compileChecked_backwardDenseFrom_eq_tape-double-1-1.json '
              f'--engine-cmd "{TINY}"')]),
     Block("tiny-exact", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier double --domain exact '
                               f'--cases 1000 --seed 1', keep=[r"^exact_reference ", r"properties x carriers"])]),
@@ -129,7 +132,8 @@ BLOCKS = [
           needs="mutants"),
     Block("readme-json", [], lang="json", file="examples/graphs/readme.json"),
     Block("grad-readme", [Step("./build/tapecheck grad examples/graphs/readme.json")]),
-    Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul2048.json --carrier double")]),
+    Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul2048.json --carrier double",
+                                  status=(2,))]),
 ]
 
 # What depends on the machine or the moment, masked on both sides before comparing.
@@ -222,9 +226,10 @@ def output_of(cmd, work, env):
     from there rather than run a second time (it takes about a minute)."""
     saved = os.environ.get("TAPECHECK_README_MUTANTS_OUTPUT")
     if saved and cmd == "./build-mutants/tapecheck mutants":
-        return Path(saved).read_text()
-    return subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=600).stdout
+        return Path(saved).read_text(), 0
+    run = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=600)
+    return run.stdout, run.returncode
 
 
 def generate(block, build, mutants):
@@ -245,7 +250,11 @@ def generate(block, build, mutants):
                 cmd = cmd.replace(shown, real)
             if step.prompt:
                 body.append(f"$ {step.cmd}")
-            body += select(output_of(cmd, work, env).rstrip("\n").splitlines(), step.keep)
+            output, status = output_of(cmd, work, env)
+            if status not in step.status:
+                raise RuntimeError(f"block {block.name}: `{step.cmd}` exited {status} (expected one of "
+                                   f"{', '.join(map(str, step.status))}):\n{output}")
+            body += select(output.rstrip("\n").splitlines(), step.keep)
         return "\n".join([f"```{block.lang}", *body, "```"])
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -47,13 +47,15 @@ struct Budget {
   double memory = 1024.0 * 1024 * 1024;  //!< bytes
 };
 
-//! A limit that the estimate passed: where the running total first passed it, and by how much.
+//! A limit that the estimate passed: where the running total first passed it, by how much, and
+//! the whole case's estimate (what the limit must be raised to).
 struct BudgetExcess {
   enum class Limit { work, memory, bits };
   Limit limit;
   std::size_t position;
-  double estimate;  //!< operations, bytes or bits
+  double estimate;  //!< operations, bytes or bits at `position`
   double allowed;
+  double whole = estimate;  //!< work or memory of the whole case; bits: `estimate`
 };
 
 //! Estimates `passes` over the case position by position, in creation order, and returns the
@@ -64,8 +66,8 @@ template <class T>
 std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data,
                                           const PassCounts& passes, const Budget& budget);
 
-//! The excess for people, naming the node: "node 3 (matmul): the estimated work reaches 3.2e+10
-//! operations here, over the budget of 1e+10".
+//! The excess for people, naming the node: "node 3 (matmul): the estimated work passes the budget
+//! of 1e+10 operations here and reaches 3.2e+10 in all".
 template <class T>
 std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess);
 

@@ -115,6 +115,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   drawnLeaves.add(0x1p-8), drawnLeaves.add(0x1p8 - 0x1p-8);
   std::vector<int> degrees(graph.positionCount(), 1);
   double work = 0, memory = 0;
+  std::optional<BudgetExcess> first;  // where the running work or memory first passed its limit
   double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
     const double elements = static_cast<double>(elementCount(graph.shapeAt(p)));
@@ -191,11 +192,28 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     // Judged where the work is done: at nodes (an input's bookkeeping is paid by the nodes after
     // it), and at the last position.
     if (graph.isInput(p) && p + 1 < graph.positionCount()) continue;
-    if (work > budget.work) return BudgetExcess{Limit::work, p, work, budget.work};
-    if (memory > budget.memory) return BudgetExcess{Limit::memory, p, memory, budget.memory};
+    if (!first && work > budget.work) first = BudgetExcess{Limit::work, p, work, budget.work};
+    if (!first && memory > budget.memory) first = BudgetExcess{Limit::memory, p, memory, budget.memory};
   }
-  return std::nullopt;
+  // The whole case's estimate beside the first excess, so that one raise of the limit suffices.
+  if (first) first->whole = first->limit == Limit::work ? work : memory;
+  return first;
 }
+
+namespace detail {
+
+// `value` as `format` shows it with `digits` digits, or as many more as it takes to read as more
+// than `limit` when it is (1.04e10 over 1e10 is "1.04e+10", not "1e+10").
+inline std::string shownAbove(double value, double limit, std::string_view format, int digits) {
+  std::string shown;
+  for (; digits <= 17; ++digits) {
+    shown = fmt::format(fmt::runtime(format), value, digits);
+    if (!(value > limit) || shown != fmt::format(fmt::runtime(format), limit, digits)) break;
+  }
+  return shown;
+}
+
+}  // namespace detail
 
 template <class T>
 std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
@@ -203,11 +221,14 @@ std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
       graph.isInput(excess.position) ? fmt::format("input {}", excess.position) : describeNode(graph, excess.position);
   switch (excess.limit) {
     case BudgetExcess::Limit::work:
-      return fmt::format("{}: the estimated work reaches {:.2g} operations here, over the budget of {:.2g}", where,
-                         excess.estimate, excess.allowed);
-    case BudgetExcess::Limit::memory:
-      return fmt::format("{}: the estimated memory reaches {:.0f} MiB here, over the budget of {:.0f} MiB", where,
-                         excess.estimate / (1024.0 * 1024), excess.allowed / (1024.0 * 1024));
+      return fmt::format("{}: the estimated work passes the budget of {:.2g} operations here and reaches {} in all",
+                         where, excess.allowed, detail::shownAbove(excess.whole, excess.allowed, "{:.{}g}", 2));
+    case BudgetExcess::Limit::memory: {
+      constexpr double mib = 1024.0 * 1024;
+      return fmt::format("{}: the estimated memory passes the budget of {:.0f} MiB here and reaches {} MiB in all",
+                         where, excess.allowed / mib,
+                         detail::shownAbove(excess.whole / mib, excess.allowed / mib, "{:.{}f}", 0));
+    }
     case BudgetExcess::Limit::bits:
       if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); })
         return fmt::format("{}: its values may reach about 2^±{:.0f}, past the exact carriers' ceiling on interval "

@@ -126,9 +126,9 @@ struct Slice0 : UnaryBase {
     const Shape& x = c.arg(0);
     std::size_t start = c.attrs.start, len = c.attrs.len;
     if (x.empty()) return fail("needs at least one axis, got a scalar");
-    if (len == 0 || start >= x[0] || len > x[0] - start)
-      return fail(fmt::format("rows [{}, {}+{}) are out of range for {} rows (len must be at least 1)", start, start,
-                              len, x[0]));
+    if (len == 0) return fail("len is 0; a slice takes at least one row");
+    if (start >= x[0] || len > x[0] - start)
+      return fail(fmt::format("rows [{}, {}+{}) are out of range for {} rows", start, start, len, x[0]));
     Shape out = x;
     out[0] = len;
     return out;

@@ -11,7 +11,8 @@ Result<std::size_t> checkDimensions(std::span<const std::size_t> dims) {
   std::size_t count = 1;
   for (std::size_t i = 0; i < dims.size(); ++i) {
     std::string shown = fmt::format("[{}]", fmt::join(dims, ", "));
-    if (dims[i] == 0) return fail(fmt::format("shape {} has dimension {} equal to 0", shown, i));
+    if (dims[i] == 0)
+      return fail(fmt::format("shape {}: dimension {} is 0; every dimension must be at least 1", shown, i));
     if (dims[i] > kMaxElements / count)
       return fail(fmt::format("shape {} has more than {} elements", shown, kMaxElements));
     count *= dims[i];

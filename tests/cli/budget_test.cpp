@@ -42,7 +42,7 @@ TEST_P(BudgetFile, EveryCommandRefusesItOnRationalNamingTheNode) {
     EXPECT_EQ(run.status, 2) << command << ": " << run.out << run.err;
     EXPECT_EQ(lines(run.err), 1u) << command << ": " << run.err;
     EXPECT_NE(run.err.find(": node "), std::string::npos) << command << ": " << run.err;
-    const bool named = run.err.find("over the budget") != std::string::npos ||
+    const bool named = run.err.find("passes the budget of") != std::string::npos ||
                        run.err.find("more than the exact carriers' ceiling of 262144 bits") != std::string::npos;
     EXPECT_TRUE(named) << command << ": " << run.err;
   }
@@ -53,7 +53,7 @@ TEST_P(BudgetFile, OnDoubleEveryCommandEndsWithinTheBoundsAndRefusesOnlyWithARea
     CommandRun run = runBounded(command + " " + path());
     EXPECT_TRUE(run.status == 0 || run.status == 2) << command << ": status " << run.status << "\n" << run.out << run.err;
     if (run.status == 2) {
-      EXPECT_NE(run.err.find("over the budget"), std::string::npos) << command << ": " << run.err;
+      EXPECT_NE(run.err.find("passes the budget of"), std::string::npos) << command << ": " << run.err;
     }
   }
 }
@@ -71,8 +71,9 @@ TEST(BudgetOptions, MaxWorkAndMaxMemoryMoveTheLimit) {
   EXPECT_EQ(fits.status, 0) << fits.err;
   CommandRun work = runBounded("grad " + mlp + " --max-work 100");
   EXPECT_EQ(work.status, 2);
-  EXPECT_NE(work.err.find("the estimated work reaches"), std::string::npos) << work.err;
-  EXPECT_NE(work.err.find("over the budget of 1e+02; raise it with --max-work"), std::string::npos) << work.err;
+  EXPECT_NE(work.err.find("the estimated work passes the budget"), std::string::npos) << work.err;
+  EXPECT_NE(work.err.find("passes the budget of 1e+02 operations here and reaches "), std::string::npos) << work.err;
+  EXPECT_NE(work.err.find(" in all; raise it with --max-work"), std::string::npos) << work.err;
   CommandRun memory = runBounded("show " + mlp + " --max-memory 0.001");
   EXPECT_EQ(memory.status, 2);
   EXPECT_NE(memory.err.find("raise it with --max-memory (MiB)"), std::string::npos) << memory.err;
@@ -95,6 +96,26 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   CommandRun many = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --max-work 1e5");
   EXPECT_EQ(many.status, 2) << many.out;
   EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;
+  CommandRun none = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --cases 0 --max-work 1e3");
+  EXPECT_EQ(none.status, 2) << none.out;
+  EXPECT_EQ(none.err.find("fewer than"), std::string::npos) << none.err;  // no fewer than 0 cases to ask for
+}
+
+// `show` without a saved failure evaluates and lists (linear): a 3,000-node chain fits the
+// default budget, which refuses `check` on it (the reference's dense order is quadratic).
+TEST(BudgetOptions, ShowListsALongChainThatCheckRefuses) {
+  std::string nodes;
+  for (int k = 0; k < 3000; ++k) nodes += (k ? ", " : "") + std::string(R"({"op": "neg", "args": [)") + std::to_string(k) + "]}";
+  const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-chain3000.json").string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [16]}], "values": [[)"
+                      << R"("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"]],)"
+                      << R"( "nodes": [)" << nodes << "]}";
+  CommandRun show = runBounded("show " + path);
+  EXPECT_EQ(show.status, 0) << show.err;
+  EXPECT_NE(show.out.find("3000  neg(2999)  [16]"), std::string::npos);
+  CommandRun check = runBounded("check " + path + " --carrier rational --cases 2");
+  EXPECT_EQ(check.status, 2) << check.out << check.err;
+  EXPECT_NE(check.err.find("passes the budget of"), std::string::npos) << check.err;
 }
 
 // A 160 × 160 by 160 × 160 product of `value` everywhere, written to a temporary file.
@@ -114,7 +135,7 @@ TEST(BudgetOptions, TheAccuracyOraclesEnclosuresCountUnlessItsProductsRunInDoubl
   const std::string options = " --carrier double --property accuracy --cases 0 --max-work 2e9";
   CommandRun wide = runBounded("check " + productFile("wide", "0.1") + options);
   EXPECT_EQ(wide.status, 2) << wide.out << wide.err;
-  EXPECT_NE(wide.err.find("node 2 (matmul): the estimated work reaches"), std::string::npos) << wide.err;
+  EXPECT_NE(wide.err.find("node 2 (matmul): the estimated work passes the budget"), std::string::npos) << wide.err;
   CommandRun small = runBounded("check " + productFile("small", "3") + options);
   EXPECT_EQ(small.status, 0) << small.out << small.err;
   EXPECT_NE(small.out.find("accuracy "), std::string::npos) << small.out;

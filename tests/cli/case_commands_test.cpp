@@ -57,6 +57,8 @@ TEST(Replay, OptionsOverrideTheFileAndBadNamesAreUsageErrors) {
   CommandRun badProperty = runTapecheck("replay " + file + " --property nosuch");
   EXPECT_EQ(badProperty.status, 2);
   EXPECT_EQ(lineCount(badProperty.err), 1u) << badProperty.err;
+  EXPECT_NE(badProperty.err.find("no property named 'nosuch'; the properties are: "), std::string::npos)
+      << badProperty.err;
   EXPECT_EQ(runTapecheck("replay " + file + " --carrier double --property adjoint_identity").status, 2);
   std::string badCarrier = writeTemp("bad_carrier.json", R"({"tapecheck": 1, "inputs": [{"shape": []}], "values": [["1"]],
       "failure": {"property": "determinism", "carrier": "complex"}})");

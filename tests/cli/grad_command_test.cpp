@@ -45,7 +45,8 @@ TEST(GradCommand, TextOutputListsEveryPosition) {
 TEST(GradCommand, DomainFailureExitsOneWithTheNodeError) {
   CommandRun run = runTapecheck("grad " + source("tests/cli/data/log_at_zero.json") + " --carrier double");
   EXPECT_EQ(run.status, 1);
-  EXPECT_EQ(run.err, "tapecheck: node 1 (log): input contains values <= 0 or NaN\n");
+  EXPECT_EQ(run.err, "tapecheck: " + source("tests/cli/data/log_at_zero.json") +
+                         ": node 1 (log): input contains values <= 0 or NaN\n");
 }
 
 TEST(GradCommand, InvalidInputExitsTwoWithOneLine) {
@@ -93,7 +94,9 @@ TEST(GradCommand, DomainFailureIsIdenticalOnEveryEngine) {
     CommandRun run =
         runTapecheck("grad " + source("tests/cli/data/log_at_zero.json") + " --carrier float --engine " + engine);
     EXPECT_EQ(run.status, 1) << engine;
-    EXPECT_EQ(run.err, "tapecheck: node 1 (log): input contains values <= 0 or NaN\n") << engine;
+    EXPECT_EQ(run.err, "tapecheck: " + source("tests/cli/data/log_at_zero.json") +
+                           ": node 1 (log): input contains values <= 0 or NaN\n")
+        << engine;
   }
 }
 

@@ -60,7 +60,9 @@ TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
   const double forward = 8.0 * n * kIeee;  // each neg reads and writes 4 elements
   const double dense = (kVisit + 4 * kIeee) * n * (n + 1) / 2;  // node k (k = 1..n) visits k positions of 4
   PassCounts denseOnly{.forward = 0, .backward = 0, .dense = 1, .copies = 1};
-  EXPECT_EQ(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(0.5))->position, 1u);
+  auto early = exceedsBudget(g, &inputs, {}, denseOnly, workBudget(0.5));
+  EXPECT_EQ(early->position, 1u);
+  EXPECT_EQ(early->whole, dense);  // the whole case's estimate beside the first node over the budget
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, denseOnly, workBudget(dense)));
   auto both = exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 0, .dense = 1, .copies = 1},
                             workBudget(forward + dense - 1));
@@ -226,7 +228,8 @@ TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
   EXPECT_EQ(excess->limit, BudgetExcess::Limit::memory);
   EXPECT_EQ(excess->position, 1u);
   EXPECT_EQ(describeExcess(g, *excess),
-            "node 1 (broadcast): the estimated memory reaches 32 MiB here, over the budget of 32 MiB");
+            "node 1 (broadcast): the estimated memory passes the budget of 32 MiB here and reaches 32.000031 MiB in "
+            "all");  // one byte over: as many decimals as it takes to show it
   // Printed values add their text, and the time to print them.
   EXPECT_TRUE(exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 4, .printedValues = 1},
                             memoryBudget(bytes)));

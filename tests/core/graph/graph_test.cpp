@@ -27,7 +27,7 @@ std::string errorOf(const R& result) {
 // ---------------------------------------------------------------------------------------------
 
 TEST(GraphBuilder, CreateChecksInputShapes) {
-  EXPECT_EQ(errorOf(GraphBuilder<double>::create({{2}, {2, 0}})), "input 1: shape [2, 0] has dimension 1 equal to 0");
+  EXPECT_EQ(errorOf(GraphBuilder<double>::create({{2}, {2, 0}})), "input 1: shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
   EXPECT_EQ(errorOf(GraphBuilder<double>::create({{2048, 2049}})),
             "input 0: shape [2048, 2049] has more than 4194304 elements");
   auto fine = GraphBuilder<double>::create({{2, 3}, {}});
@@ -47,7 +47,7 @@ TEST(GraphBuilder, CreateChecksTheInputsElementBudget) {
 TEST(GraphBuilder, CreateChecksDataTensorShapes) {
   DataSchema schema;
   schema.tensors["m"] = Shape{0};
-  EXPECT_EQ(errorOf(GraphBuilder<double>::create({{2}}, schema)), "data tensor 'm': shape [0] has dimension 0 equal to 0");
+  EXPECT_EQ(errorOf(GraphBuilder<double>::create({{2}}, schema)), "data tensor 'm': shape [0]: dimension 0 is 0; every dimension must be at least 1");
   schema.tensors["m"] = Shape{2};
   auto fine = GraphBuilder<double>::create({{2}}, schema);
   ASSERT_TRUE(fine.has_value());

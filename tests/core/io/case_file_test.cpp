@@ -369,7 +369,7 @@ TEST(CaseFile, Error_DeclaredShapeMismatch) {
   EXPECT_EQ(errorOf(oneInput(R"("nodes": [{"op": "sum", "args": [0], "shape": [1]}])")),
             "node 1 (sum): declared shape [1] differs from the inferred shape []");
   EXPECT_EQ(errorOf(oneInput(R"("nodes": [{"op": "neg", "args": [0], "shape": [0]}])")),
-            "node 1 (neg): 'shape': shape [0] has dimension 0 equal to 0");
+            "node 1 (neg): 'shape': shape [0]: dimension 0 is 0; every dimension must be at least 1");
 }
 
 TEST(CaseFile, Error_MissingAttribute) {
@@ -462,13 +462,13 @@ TEST(CaseFile, Error_SliceOutOfRange) {
                    std::string(attrs) + "}]}");
   };
   EXPECT_EQ(slice(R"({"start": 3, "len": 2})"),
-            "node 1 (slice0): rows [3, 3+2) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): rows [3, 3+2) are out of range for 4 rows");
   EXPECT_EQ(slice(R"({"start": 4, "len": 1})"),
-            "node 1 (slice0): rows [4, 4+1) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): rows [4, 4+1) are out of range for 4 rows");
   EXPECT_EQ(slice(R"({"start": 0, "len": 0})"),
-            "node 1 (slice0): rows [0, 0+0) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): len is 0; a slice takes at least one row");
   EXPECT_EQ(slice(R"({"start": 1, "len": 18446744073709551615})"),
-            "node 1 (slice0): rows [1, 1+18446744073709551615) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): rows [1, 1+18446744073709551615) are out of range for 4 rows");
   EXPECT_EQ(slice(R"({"start": -1, "len": 1})"), "node 1 (slice0): attribute 'start': -1 is negative");
 }
 
@@ -556,11 +556,11 @@ TEST(CaseFile, Error_NegativeDimension) {
 
 TEST(CaseFile, Error_ZeroDimension) {
   EXPECT_EQ(errorOf(R"({"tapecheck": 1, "inputs": [{"shape": [2, 0]}]})"),
-            "input 0: shape [2, 0] has dimension 1 equal to 0");
+            "input 0: shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
   EXPECT_EQ(errorOf(oneInput(R"("data": {"m": {"shape": [0], "values": []}})")),
-            "data 'm': 'shape': shape [0] has dimension 0 equal to 0");
+            "data 'm': 'shape': shape [0]: dimension 0 is 0; every dimension must be at least 1");
   EXPECT_EQ(errorOf(oneInput(R"("nodes": [{"op": "reshape", "args": [0], "attrs": {"shape": [2, 0]}}])")),
-            "node 1 (reshape): attribute 'shape': shape [2, 0] has dimension 1 equal to 0");
+            "node 1 (reshape): attribute 'shape': shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
 }
 
 TEST(CaseFile, Error_OverflowingElementCount) {

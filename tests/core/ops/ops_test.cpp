@@ -964,7 +964,7 @@ TEST(Ops, Reshape_ShapeErrors) {
   EXPECT_EQ(buildError<Q>(OpKind::reshape, {Shape{2, 3}}, toShape<Q>({4})),
             "node 1 (reshape): cannot reshape [2, 3] (6 elements) to [4] (4 elements)");
   EXPECT_EQ(buildError<Q>(OpKind::reshape, {Shape{2}}, toShape<Q>({2, 0})),
-            "node 1 (reshape): shape [2, 0] has dimension 1 equal to 0");
+            "node 1 (reshape): shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
 }
 
 TEST(Ops, Broadcast_ForwardAndTerm) {
@@ -997,7 +997,7 @@ TEST(Ops, Broadcast_ShapeErrors) {
   EXPECT_EQ(buildError<Q>(OpKind::broadcast, {Shape{2, 3}}, toShape<Q>({3})),
             "node 1 (broadcast): shape [2, 3] is not a suffix of [3]");
   EXPECT_EQ(buildError<Q>(OpKind::broadcast, {Shape{2}}, toShape<Q>({0, 2})),
-            "node 1 (broadcast): shape [0, 2] has dimension 0 equal to 0");
+            "node 1 (broadcast): shape [0, 2]: dimension 0 is 0; every dimension must be at least 1");
 }
 
 TEST(Ops, Concat0_ForwardAndTerms) {
@@ -1036,11 +1036,11 @@ TEST(Ops, Slice0_ShapeErrors) {
   EXPECT_EQ(buildError<Q>(OpKind::slice0, {Shape{}}, sliceRows<Q>(0, 1)),
             "node 1 (slice0): needs at least one axis, got a scalar");
   EXPECT_EQ(buildError<Q>(OpKind::slice0, {Shape{4}}, sliceRows<Q>(3, 2)),
-            "node 1 (slice0): rows [3, 3+2) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): rows [3, 3+2) are out of range for 4 rows");
   EXPECT_EQ(buildError<Q>(OpKind::slice0, {Shape{4}}, sliceRows<Q>(4, 1)),
-            "node 1 (slice0): rows [4, 4+1) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): rows [4, 4+1) are out of range for 4 rows");
   EXPECT_EQ(buildError<Q>(OpKind::slice0, {Shape{4}}, sliceRows<Q>(0, 0)),
-            "node 1 (slice0): rows [0, 0+0) are out of range for 4 rows (len must be at least 1)");
+            "node 1 (slice0): len is 0; a slice takes at least one row");
 }
 
 // =============================================================================================

@@ -110,8 +110,8 @@ TEST(CheckShape, ValidShapesGiveTheirElementCount) {
 TEST(CheckShape, ZeroDimensionIsNamed) {
   auto zero = checkShape(Shape{2, 0, 3});
   ASSERT_FALSE(zero);
-  EXPECT_EQ(zero.error().message, "shape [2, 0, 3] has dimension 1 equal to 0");
-  EXPECT_EQ(checkShape(Shape{0}).error().message, "shape [0] has dimension 0 equal to 0");
+  EXPECT_EQ(zero.error().message, "shape [2, 0, 3]: dimension 1 is 0; every dimension must be at least 1");
+  EXPECT_EQ(checkShape(Shape{0}).error().message, "shape [0]: dimension 0 is 0; every dimension must be at least 1");
 }
 
 TEST(CheckShape, TooManyElementsAreRejected) {
@@ -134,9 +134,9 @@ TEST(CheckDimensions, ChecksDimensionsTooLargeForAShape) {
             "shape [2097152, 4611686018427387904] has more than 4194304 elements");
   // The first offending dimension decides the message.
   std::vector<std::size_t> zeroFirst{0, std::size_t{1} << 40};
-  EXPECT_EQ(checkDimensions(zeroFirst).error().message, "shape [0, 1099511627776] has dimension 0 equal to 0");
+  EXPECT_EQ(checkDimensions(zeroFirst).error().message, "shape [0, 1099511627776]: dimension 0 is 0; every dimension must be at least 1");
   std::vector<std::size_t> zeroLater{3, 0};
-  EXPECT_EQ(checkDimensions(zeroLater).error().message, "shape [3, 0] has dimension 1 equal to 0");
+  EXPECT_EQ(checkDimensions(zeroLater).error().message, "shape [3, 0]: dimension 1 is 0; every dimension must be at least 1");
 }
 
 TEST(Tensor, FilledRepeatsTheValueOverTheShape) {
