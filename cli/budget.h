@@ -27,7 +27,14 @@ struct BudgetOptions {
 //! (the reference and the tape), and spends about 50 ns per element drawing, copying and comparing
 //! (ten times more for tensors beyond the caches, core/graph/cost.hpp; the twelve properties of
 //! `check` took 40, 40 and 30 passes per draw).
-inline PassCounts gradPasses(bool denseOrder) { return PassCounts{1, 1, denseOrder ? 1.0 : 0.0, 4, 3, 0, {}, {}}; }
+//!
+//! `grad`: a forward and a reverse pass (in the dense order on the reference and the tape), and
+//! three values per element printed; as JSON they are first built as a document of strings
+//! (measured: about 210 bytes per element, as much as eight printed values).
+inline PassCounts gradPasses(bool denseOrder, bool json) {
+  return PassCounts{.forward = 1, .backward = 1, .dense = denseOrder ? 1.0 : 0.0, .copies = 4,
+                    .printedValues = json ? 8.0 : 3.0};
+}
 inline PassCounts propertyPasses(double propertyRuns, double printedValues) {
   return PassCounts{3.5 * propertyRuns, 3.5 * propertyRuns, 2.5 * propertyRuns, 8, printedValues,
                     50 * propertyRuns, {}, {}};

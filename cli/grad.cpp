@@ -47,7 +47,8 @@ Result<GradRun<T>> runEngine(const std::string& engineName, const Case<T>& c, bo
 template <class T>
 int gradWith(const GradOptions& options) {
   // The reference and the tape run the literal dense order.
-  auto loaded = readCaseFile<T>(options.file, budgetGate<T>(gradPasses(options.engine != "compiled"), options.budget));
+  const PassCounts passes = gradPasses(options.engine != "compiled", options.format == "json");
+  auto loaded = readCaseFile<T>(options.file, budgetGate<T>(passes, options.budget));
   if (!loaded) return report(kUsage, loaded.error().message);
   const Case<T>& c = *loaded;
   if (!c.inputs) return report(kUsage, options.file + ": values: the file gives no input values; grad needs them");

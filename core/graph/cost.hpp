@@ -18,6 +18,13 @@ namespace detail {
 // engine's value, enclosing it within its budget: about 4 µs, measured on a 512 × 512 product).
 constexpr double kEnclosedOperation = 400;
 constexpr double kJudgedElement = 4000;
+// The bytes of one MPFI interval of 257-bit endpoints: its structure and its two endpoints' limbs,
+// each allocated apart (measured: `grad --carrier interval` holds about 980 bytes per element of
+// every position, in four copies and three printed values). The accuracy oracle holds about four
+// per element of every position (values, terms, error bounds, gradients: 840 bytes measured on
+// a [256, 1000] softmax).
+constexpr double kIntervalBytes = 230;
+constexpr double kEnclosuresPerElement = 4;
 
 // About the nanoseconds of one elementary operation on values of `bits` bits. Exact rationals
 // pay GMP's calls and, as numbers grow, multiplication and gcd somewhat faster than linear in the
@@ -39,6 +46,7 @@ double operationCost(double bits, bool transcendental) {
 template <class T>
 double bytesHeld(double bits) {
   if constexpr (GrowingCarrier<T>) return 80 + bits / 8;  // GMP's two integers, their limbs and headers
+  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return kIntervalBytes;
   else return sizeof(T);
 }
 template <class T>
@@ -189,6 +197,9 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::kPrintValue) * valueFactor;
     earlier += detail::kDenseVisit + elements * elementCost;
     memory += elements * (detail::bytesHeld<T>(bits) * passes.copies + detail::bytesPrinted<T>(bits) * passes.printedValues);
+    if constexpr (std::is_floating_point_v<T>)
+      if (passes.ownValues.count + passes.drawnValues.count > 0)  // the accuracy oracle, one run at a time
+        memory += elements * detail::kEnclosuresPerElement * detail::kIntervalBytes;
     // Judged where the work is done: at nodes (an input's bookkeeping is paid by the nodes after
     // it), and at the last position.
     if (graph.isInput(p) && p + 1 < graph.positionCount()) continue;

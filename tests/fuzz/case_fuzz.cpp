@@ -22,7 +22,7 @@ std::optional<std::string> unreadable(const std::string& step, const Error& erro
 
 template <class T>
 std::optional<std::string> findingOn(std::string_view text) {
-  auto loaded = parseCase<T>(text, cli::budgetGate<T>(cli::gradPasses(true), kFuzzBudget));
+  auto loaded = parseCase<T>(text, cli::budgetGate<T>(cli::gradPasses(true, false), kFuzzBudget));
   if (!loaded) return unreadable("load", loaded.error());
 
   const std::string written = writeCase(*loaded);

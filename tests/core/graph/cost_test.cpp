@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/graph/builder.h"
+#include "core/carriers/interval.h"
 #include "core/graph/cost.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
@@ -209,6 +210,24 @@ TEST(WorkEstimate, ExactRationalsCostMoreAsTheyGrow) {
   auto largeCost = exceedsBudget(g, &large, {}, kForwardOnly, workBudget(1))->estimate;
   EXPECT_GE(smallCost, 32 * 100.0);  // 32 operations of at least 100 ns on GMP
   EXPECT_GT(largeCost, 100 * smallCost);
+}
+
+// The accuracy oracle holds about four MPFI intervals (230 bytes each) per element of every
+// position, once however many runs it makes; the interval carrier's own values are as large.
+TEST(MemoryEstimate, TheAccuracyOraclesEnclosuresCount) {
+  auto b = *GraphBuilder<double>::create({{1000}});
+  b.add(OpKind::exp, {0}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({1000}, 1)};
+  const double plain = 2000.0 * 8;  // one copy of each position's doubles
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({}), memoryBudget(1))->whole, plain);
+  EXPECT_EQ(exceedsBudget(g, &inputs, {}, accuracyOnly({1}, {5}), memoryBudget(1))->whole, plain + 2000.0 * 4 * 230);
+  auto ib = *GraphBuilder<Interval>::create({{1000}});
+  ib.add(OpKind::exp, {0}).value();
+  Graph<Interval> ig = std::move(ib).build();
+  const PassCounts oneCopy{.forward = 0, .backward = 0, .copies = 1};
+  EXPECT_EQ(exceedsBudget(ig, static_cast<const Pack<Interval>*>(nullptr), {}, oneCopy, memoryBudget(1))->whole,
+            2000.0 * 230);
 }
 
 TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
