@@ -129,19 +129,32 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   }
 }
 
-// `check`'s budget: every chosen property on each draw (the file's values, if any, and --cases
-// random ones).
+// `check`'s budget: every chosen property on each draw (the file's values, if any, and `cases`
+// random ones). Without an explicit --cases, a case the default number of draws does not fit
+// passes with the most that do (at least the file's own values, or one draw), written to `cases`.
 template <class T>
-CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain domain) {
+CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain domain, std::size_t& cases) {
   const auto chosen = chosenProperties<T>(options.property, external, domain);
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = accuracyRuns(chosen);
-  return [=, &options](const Case<T>& c) {
-    const double draws = static_cast<double>(options.cases + (c.inputs ? 1 : 0));
-    const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
-                                               accuracy * static_cast<double>(options.cases), domain);
-    const std::string fewer = options.cases > 0 ? fmt::format(", or ask for fewer than {} --cases", options.cases) : "";
-    return budgetGate<T>(passes, options.budget, fewer)(c);
+  return [=, &options, &cases](const Case<T>& c) -> Result<void> {
+    auto gateFor = [&](std::size_t n) {
+      const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
+      const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
+                                                 accuracy * static_cast<double>(n), domain);
+      const std::string fewer = n > 0 ? fmt::format(", or ask for fewer than {} --cases", n) : "";
+      return budgetGate<T>(passes, options.budget, fewer)(c);
+    };
+    cases = options.cases;
+    Result<void> all = gateFor(cases);
+    std::size_t fits = c.inputs ? 0 : 1;  // the fewest draws that check anything
+    if (all || options.casesGiven || fits >= cases || !gateFor(fits)) return all;
+    for (std::size_t over = cases; over - fits > 1;) {  // gateFor(fits) holds, gateFor(over) does not
+      const std::size_t middle = fits + (over - fits) / 2;
+      (gateFor(middle) ? fits : over) = middle;
+    }
+    cases = fits;
+    return {};
   };
 }
 
@@ -262,9 +275,14 @@ int checkGraph(const CheckOptions& options, const Program& program) {
       continue;
     }
     withCarrier(carrier, [&]<class T>() {
-      auto loaded = loadOn<T>(*input, checkGate<T>(options, (*source)->external(), judging->domain));
+      CheckOptions fitted = options;
+      auto loaded = loadOn<T>(*input, checkGate<T>(options, (*source)->external(), judging->domain, fitted.cases));
       if (loaded) {
-        checkOn<T>(*input, *loaded, options, program, **source, *judging, seed, rows);
+        if (fitted.cases < options.cases)
+          fmt::print("on {}: {} of {} random draws, as many as the budget allows (--max-work and --max-memory raise "
+                     "it; --cases {} insists)\n",
+                     carrier, fitted.cases, options.cases, options.cases);
+        checkOn<T>(*input, *loaded, fitted, program, **source, *judging, seed, rows);
       } else {
         if (firstError.empty()) firstError = loaded.error().message;
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);

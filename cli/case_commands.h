@@ -30,6 +30,7 @@ int replayCase(const ReplayOptions& options, const Program& program);
 struct CheckOptions {
   std::string file;
   std::size_t cases = 100;  //!< random input and seed draws besides the file's own values
+  bool casesGiven = false;  //!< --cases was given: a carrier it does not fit is refused, not run on fewer
   std::string carrier = "all", property = "all", engine;
   std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
@@ -44,7 +45,8 @@ struct CheckOptions {
 };
 
 //! Runs every applicable property on the graph: with the file's values and seeds when it has
-//! them, plus `cases` random draws of the same shapes.
+//! them, plus `cases` random draws of the same shapes (without --cases, on a carrier the budget
+//! refuses them on, as many as it allows, and says so).
 int checkGraph(const CheckOptions& options, const Program& program);
 
 //! Options of `tapecheck show FILE`.

@@ -164,8 +164,12 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   CheckOptions check;
   auto* checkCommand = app.add_subcommand("check", "Run every applicable property on your graph file");
   checkCommand->add_option("GRAPH", check.file, "a graph or case file (JSON, docs/semantics.md §4)")->required();
-  checkCommand->add_option("--cases", check.cases, "random input and seed draws besides the file's own values")
-      ->check(CLI::Range(0, 1000000));
+  auto* checkCases =
+      checkCommand
+          ->add_option("--cases", check.cases,
+                       "random input and seed draws besides the file's own values (default 100, or as many as the "
+                       "budget allows on a carrier)")
+          ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)", catalog);
   addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
@@ -211,7 +215,10 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
     if (*gradCommand) return runGrad(grad);
     if (*runCommand) return runProperties(run, program);
     if (*replayCommand) return replayCase(replay, program);
-    if (*checkCommand) return checkGraph(check, program);
+    if (*checkCommand) {
+      check.casesGiven = checkCases->count() > 0;
+      return checkGraph(check, program);
+    }
     if (*showCommand) return showCase(show, program);
     if (*serveCommand) {
       const std::string name = serveName.empty() ? catalog.defaultName() : serveName;

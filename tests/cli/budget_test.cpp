@@ -93,9 +93,23 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   // The interval carrier's endpoints reach 2^±(2^15 · 1) at node 15, past their exponent range.
   EXPECT_NE(run.out.find("not checked on interval: "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("node 15 (square): its values may reach about 2^±32768"), std::string::npos) << run.out;
-  CommandRun many = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --max-work 1e5");
+  // Without --cases, a carrier that 100 draws do not fit runs on as many as fit, and says so; the
+  // same draws as the first of a full run (each draw's seed is its index's).
+  const std::string mlp = "check " + source("examples/graphs/mlp.json") + " --carrier double --seed 1";
+  CommandRun fitted = runBounded(mlp + " --max-work 2e6");
+  EXPECT_EQ(fitted.status, 0) << fitted.out << fitted.err;
+  EXPECT_NE(fitted.out.find("on double: 14 of 100 random draws, as many as the budget allows"), std::string::npos)
+      << fitted.out;
+  EXPECT_NE(fitted.out.find("determinism                                double             15       15"),
+            std::string::npos)
+      << fitted.out;
+  // An explicit --cases is a demand: refused, with the suggestion.
+  CommandRun many = runBounded(mlp + " --max-work 2e6 --cases 100");
   EXPECT_EQ(many.status, 2) << many.out;
   EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;
+  // When not even the file's own values fit, the carrier is refused as before.
+  CommandRun tooLarge = runBounded(mlp + " --max-work 1e5");
+  EXPECT_EQ(tooLarge.status, 2) << tooLarge.out;
   CommandRun none = runBounded("check " + source("examples/graphs/mlp.json") + " --carrier double --cases 0 --max-work 1e3");
   EXPECT_EQ(none.status, 2) << none.out;
   EXPECT_EQ(none.err.find("fewer than"), std::string::npos) << none.err;  // no fewer than 0 cases to ask for
