@@ -49,7 +49,8 @@ inline PassCounts showPasses(bool rechecksAFailure) {
 //! times on random draws of `domain` (the exact domain's values are small dyadic numbers).
 inline PassCounts withAccuracyRuns(PassCounts passes, double ownRuns, double drawnRuns, gen::Domain domain) {
   passes.ownValues = EnclosurePasses{ownRuns, 1, false};
-  passes.drawnValues = EnclosurePasses{drawnRuns, gen::finiteShareOfDraws(domain), domain == gen::Domain::exact};
+  passes.drawnValues = EnclosurePasses{drawnRuns, gen::finiteShareOfDraws(domain), domain == gen::Domain::exact,
+                                       gen::kFiniteDrawPercent / 100.0};
   return passes;
 }
 

@@ -42,6 +42,9 @@ inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5",
 inline const std::vector<std::string> kIeeeSpecials = {"-0",        "nan",        "inf",           "-inf",
                                                        "16777216",  "-16777216",  "1e-310",        "0x1p-149",
                                                        "0x1p53",    "-0x1p53"};
+// The specials that are finite: what a draw that leaves out NaN and the infinities picks instead.
+inline const std::vector<std::string> kIeeeFiniteSpecials = {"-0",       "16777216", "-16777216", "1e-310",
+                                                             "0x1p-149", "0x1p53",   "-0x1p53"};
 // Values that round: decimal fractions no binary format holds, large and tiny magnitudes. The
 // accuracy oracle needs them (on the pools above nearly every op is exact).
 inline const std::vector<std::string> kIeeeWideValues = {"0.1",   "-0.7",  "2.3",    "1e-3", "3.14159", "-2.71828",
@@ -59,17 +62,18 @@ struct PoolDraw {
 inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
 
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
-//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals) and 12% values that round or are large or
-//! tiny — neither in the exact domain, whose values are all small dyadic numbers.
+//! with 8% specials (±0, ±inf, NaN, 2^24, subnormals; only the finite ones when `finite`) and 12%
+//! values that round or are large or tiny — neither in the exact domain, whose values are all
+//! small dyadic numbers.
 template <class T>
-PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
+PoolDraw drawValue(Choices& pick, Domain domain = Domain::general, bool finite = false) {
   auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };
   if constexpr (Carrier<T>::caps.exact) {
     return from(kExactValues);
   } else {
     if (domain == Domain::exact) return from(kIeeeValues);
     const std::size_t draw = pick.below(100);
-    return draw < kSpecialPercent                ? from(kIeeeSpecials)
+    return draw < kSpecialPercent                ? from(finite ? kIeeeFiniteSpecials : kIeeeSpecials)
            : draw < kSpecialPercent + kWidePercent ? from(kIeeeWideValues)
                                                    : from(kIeeeValues);
   }
@@ -79,8 +83,13 @@ PoolDraw drawValue(Choices& pick, Domain domain = Domain::general) {
 
 namespace tc::gen {
 
-//! The chance that one value drawn on an IEEE carrier is finite (NaN and the infinities are
-//! among the specials of the default domain; the exact domain has none).
+//! The share of `withRandomValues`'s draws on an IEEE carrier that leave out NaN and the
+//! infinities: a draw of a large tensor otherwise almost always holds one somewhere, and the
+//! arithmetic of most nodes would go untested.
+inline constexpr unsigned kFiniteDrawPercent = 50;
+
+//! The chance that one value drawn on an IEEE carrier is finite, in a draw that may hold NaN and
+//! the infinities (they are among the specials of the default domain; the exact domain has none).
 inline double finiteShareOfDraws(Domain domain) {
   if (domain == Domain::exact) return 1;
   const auto nonFinite = std::count_if(detail::kIeeeSpecials.begin(), detail::kIeeeSpecials.end(), [](const std::string& v) {
@@ -114,6 +123,7 @@ const T& valueOf(const PoolDraw& draw) {
     } else {
       read(kIeeeValues);
       read(kIeeeSpecials);
+      read(kIeeeFiniteSpecials);
       read(kIeeeWideValues);
     }
     return all;
@@ -133,10 +143,11 @@ nlohmann::json randomValues(Choices& pick, std::size_t n, Domain domain = Domain
 
 //! The values randomValues draws, straight into a tensor.
 template <class T>
-Tensor<T> randomTensor(Choices& pick, const Shape& shape, Domain domain = Domain::general) {
+Tensor<T> randomTensor(Choices& pick, const Shape& shape, Domain domain = Domain::general, bool finite = false) {
   std::vector<T> values;
   values.reserve(elementCount(shape));
-  for (std::size_t i = 0; i < elementCount(shape); ++i) values.push_back(valueOf<T>(drawValue<T>(pick, domain)));
+  for (std::size_t i = 0; i < elementCount(shape); ++i)
+    values.push_back(valueOf<T>(drawValue<T>(pick, domain, finite)));
   return Tensor<T>(shape, std::move(values));
 }
 

@@ -52,8 +52,9 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
 //! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
-//! so the draw is not checked for exactness). The values go straight into tensors: a large graph
-//! is not written out and read again for every draw.
+//! so the draw is not checked for exactness). On an IEEE carrier kFiniteDrawPercent of the draws
+//! leave out NaN and the infinities. The values go straight into tensors: a large graph is not
+//! written out and read again for every draw.
 template <class T>
 Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain = Domain::general);
 

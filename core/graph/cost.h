@@ -22,6 +22,7 @@ struct EnclosurePasses {
                              //!< rarely is), a pointwise op's forward on the elements whose arguments are finite
   bool shortValues = false;  //!< the draws are small dyadic values, whose folds run in double; for the
                              //!< case's own values this is read from the values
+  double allFinite = 0;      //!< the share of runs whose values are all finite (judged whole)
 };
 
 //! How many passes of each kind a command makes over a graph.

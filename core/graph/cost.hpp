@@ -178,7 +178,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
           if (runs.count == 0) return 0.0;
           const bool inDouble = leavesKnown && leafArguments && kernels::foldIsExactInDouble(leaves, leaves, depth);
           const double operationCost = inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation;
-          const double whole = std::pow(runs.finiteShare, argumentElements);
+          const double whole = runs.allFinite + (1 - runs.allFinite) * std::pow(runs.finiteShare, argumentElements);
           const double finiteElements =
               ops::isPointwise(node.op) ? std::pow(runs.finiteShare, static_cast<double>(node.args.size())) : 0;
           return runs.count *
