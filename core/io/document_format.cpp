@@ -9,7 +9,10 @@
 #include <fstream>
 #include <sstream>
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace tc {
@@ -32,14 +35,18 @@ std::string formatValue(const nlohmann::json& value) {
 }
 
 // nlohmann's DOM builder with a bound on nesting, checked at the same events (and so failing on the
-// same documents) as a parse callback would be. A parse callback is not used because nlohmann's
-// callback parser scans the enclosing array at the end of every object: quadratic in the nodes.
+// same documents) as a parse callback would be, and refusing a key repeated in one object (nlohmann
+// keeps the last silently: a second "inputs" would replace the first). A parse callback is not used
+// because nlohmann's callback parser scans the enclosing array at the end of every object:
+// quadratic in the nodes.
 class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
  public:
   using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
   static constexpr std::size_t kMaxDepth = 64;
   explicit DepthLimitedDom(nlohmann::json& root) : Base(root) {}
   bool tooDeep() const { return tooDeep_; }
+  //! The key an object repeated, when parsing stopped there.
+  const std::optional<std::string>& repeatedKey() const { return repeatedKey_; }
 
   bool null() { return fits() && Base::null(); }
   bool boolean(bool v) { return fits() && Base::boolean(v); }
@@ -48,10 +55,10 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   bool number_float(number_float_t v, const string_t& s) { return fits() && Base::number_float(v, s); }
   bool string(string_t& v) { return fits() && Base::string(v); }
   bool binary(binary_t& v) { return fits() && Base::binary(v); }
-  bool key(string_t& v) { return fits() && Base::key(v); }
-  bool start_object(std::size_t n) { return fits() && open() && Base::start_object(n); }
+  bool key(string_t& v) { return fits() && unseen(v) && Base::key(v); }
+  bool start_object(std::size_t n) { return fits() && open() && (keys_.emplace_back(), true) && Base::start_object(n); }
   bool start_array(std::size_t n) { return fits() && open() && Base::start_array(n); }
-  bool end_object() { return close() && Base::end_object(); }
+  bool end_object() { return close() && (keys_.pop_back(), true) && Base::end_object(); }
   bool end_array() { return close() && Base::end_array(); }
 
  private:
@@ -68,8 +75,16 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
     --depth_;
     return true;
   }
+  // Whether the innermost open object has not had `key` yet.
+  bool unseen(const string_t& key) {
+    if (keys_.back().insert(key).second) return true;
+    repeatedKey_ = key;
+    return false;
+  }
   std::size_t depth_ = 0;
   bool tooDeep_ = false;
+  std::vector<std::unordered_set<std::string>> keys_;  // of each open object, innermost last
+  std::optional<std::string> repeatedKey_;
 };
 
 }  // namespace
@@ -81,6 +96,8 @@ Result<nlohmann::json> parseJsonDocument(std::string_view text) {
     json root;
     DepthLimitedDom dom(root);
     if (!json::sax_parse(text, &dom)) {
+      if (dom.repeatedKey())
+        return fail(fmt::format("malformed JSON: the key {} appears twice in one object", quote(*dom.repeatedKey())));
       assert(dom.tooDeep() && "syntax errors throw");
       return fail(fmt::format("malformed JSON: nested deeper than {} levels", DepthLimitedDom::kMaxDepth));
     }
