@@ -45,7 +45,8 @@ bool structureLoads(const CaseInput& input) {
 }
 
 // The properties a run chooses: one by name, or all that apply to the carrier in the domain (an
-// engine in another process answers only the engine-scoped ones) and to `graph`, when given.
+// engine in another process answers only the engine-scoped ones); either way only those that
+// apply to `graph`'s ops, when given (kink_conventions needs a node with a kink).
 template <class T>
 std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& property, bool external,
                                                              gen::Domain domain, const Graph<T>* graph = nullptr) {
@@ -54,9 +55,8 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
     for (const Node<T>& node : graph->nodes) graphOps.push_back(node.op);
   std::vector<const props::NamedProperty<T>*> chosen;
   for (const auto& p : props::propertiesFor<T>(domain))
-    if ((property == "all" && !(external && p.scope == props::Scope::runtime) &&
-         (!graph || props::appliesToOps(p, graphOps))) ||
-        property == p.name)
+    if ((property == "all" ? !(external && p.scope == props::Scope::runtime) : property == p.name) &&
+        (!graph || props::appliesToOps(p, graphOps)))
       chosen.push_back(props::findProperty<T>(p.name));
   return chosen;
 }
@@ -291,8 +291,9 @@ int checkGraph(const CheckOptions& options, const Program& program) {
     });
   }
   if (rows.empty())
-    return report(kUsage, firstError.empty() ? fmt::format("check: {} does not apply to the chosen carriers", *property)
-                                             : firstError);
+    return report(kUsage, firstError.empty()
+                              ? fmt::format("check: {} does not apply to the chosen carriers and this graph's ops", *property)
+                              : firstError);
   fmt::print("{}", formatTable(rows));
   if (options.survey) fmt::print("{}", formatSurvey(rows));
   std::size_t failed = 0, total = 0;

@@ -88,6 +88,22 @@ TEST(Check, UsesTheFilesValuesThenRandomDrawsAndSaysWhichCarriersItSkips) {
       << "1 case from the file and 4 random draws\n" << run.out;
 }
 
+// A property named on a graph it cannot apply to is refused as on a carrier it cannot apply to
+// (exit 2, said why), rather than run and failed for comparing nothing.
+TEST(Check, APropertyTheGraphsOpsCannotExerciseDoesNotApply) {
+  const std::string classifier = "check " + source("examples/graphs/classifier.json") + " --cases 3 --seed 1";
+  CommandRun kinks = runTapecheck(classifier + " --carrier double --property kink_conventions");  // no kink op
+  EXPECT_EQ(kinks.status, 2) << kinks.out << kinks.err;
+  EXPECT_NE(kinks.err.find("kink_conventions does not apply to the chosen carriers and this graph's ops"),
+            std::string::npos)
+      << kinks.err;
+  CommandRun linearity = runTapecheck(classifier + " --carrier double --property linearity");  // exact carriers only
+  EXPECT_EQ(linearity.status, 2) << linearity.out << linearity.err;
+  CommandRun relu = runTapecheck("check " + source("examples/graphs/mlp.json") +
+                                 " --cases 3 --seed 1 --carrier double --property kink_conventions");
+  EXPECT_EQ(relu.status, 0) << relu.out << relu.err;
+}
+
 TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {
   std::string graph = writeTemp("graph_only.json", R"({"tapecheck": 1, "inputs": [{"shape": [2, 2]}, {"shape": [2]}],
       "nodes": [{"op": "matmul", "args": [0, 1]}, {"op": "sum", "args": [2]}]})");
