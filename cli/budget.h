@@ -30,7 +30,7 @@ struct BudgetOptions {
 //!
 //! `grad`: a forward and a reverse pass (in the dense order on the reference and the tape), and
 //! three values per element printed; as JSON they are first built as a document of strings
-//! (measured: about 210 bytes per element, as much as eight printed values).
+//! (measured: about 210 bytes per element, as much as eight printed values, in memory and time).
 inline PassCounts gradPasses(bool denseOrder, bool json) {
   return PassCounts{.forward = 1, .backward = 1, .dense = denseOrder ? 1.0 : 0.0, .copies = 4,
                     .printedValues = json ? 8.0 : 3.0};

@@ -138,18 +138,22 @@ CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain do
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = accuracyRuns(chosen);
   return [=, &options, &cases](const Case<T>& c) -> Result<void> {
+    const std::size_t fewest = c.inputs ? 0 : 1;  // the fewest draws that check anything
     auto gateFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                                  accuracy * static_cast<double>(n), domain);
-      const std::string fewer = n > 0 ? fmt::format(", or ask for fewer than {} --cases", n) : "";
+      const std::string fewer = n > fewest ? fmt::format(", or ask for fewer than {} --cases", n) : "";
       return budgetGate<T>(passes, options.budget, fewer)(c);
     };
     cases = options.cases;
     Result<void> all = gateFor(cases);
-    std::size_t fits = c.inputs ? 0 : 1;  // the fewest draws that check anything
-    if (all || options.casesGiven || fits >= cases || !gateFor(fits)) return all;
-    for (std::size_t over = cases; over - fits > 1;) {  // gateFor(fits) holds, gateFor(over) does not
+    if (all || options.casesGiven || fewest >= cases) return all;
+    std::size_t fits = fewest;
+    if (Result<void> least = gateFor(fits); !least) return least;  // fewer draws would not help
+    // The most draws that fit (the estimate's work grows with them): gateFor(fits) holds,
+    // gateFor(over) does not.
+    for (std::size_t over = cases; over - fits > 1;) {
       const std::size_t middle = fits + (over - fits) / 2;
       (gateFor(middle) ? fits : over) = middle;
     }
@@ -279,12 +283,12 @@ int checkGraph(const CheckOptions& options, const Program& program) {
       auto loaded = loadOn<T>(*input, checkGate<T>(options, (*source)->external(), judging->domain, fitted.cases));
       if (loaded) {
         if (fitted.cases < options.cases)
-          fmt::print("on {}: {} of {} random draws, as many as the budget allows (--max-work and --max-memory raise "
-                     "it; --cases {} insists)\n",
+          fmt::print("on {}: {} of {} random draws, as many as the budget allows (--max-work raises it; --cases {} "
+                     "insists)\n",
                      carrier, fitted.cases, options.cases, options.cases);
         checkOn<T>(*input, *loaded, fitted, program, **source, *judging, seed, rows);
       } else {
-        if (firstError.empty()) firstError = loaded.error().message;
+        if (firstError.empty()) firstError = fmt::format("on {}: {}", carrier, loaded.error().message);
         fmt::print("not checked on {}: {}\n", carrier, loaded.error().message);
       }
       return 0;
@@ -293,7 +297,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   if (rows.empty())
     return report(kUsage, firstError.empty()
                               ? fmt::format("check: {} does not apply to the chosen carriers and this graph's ops", *property)
-                              : firstError);
+                              : "check: not checked on any chosen carrier; " + firstError);
   fmt::print("{}", formatTable(rows));
   if (options.survey) fmt::print("{}", formatSurvey(rows));
   std::size_t failed = 0, total = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,14 @@ inline const std::vector<std::string> kIeeeValues = {"0", "1", "-1", "2", "0.5",
 inline const std::vector<std::string> kIeeeSpecials = {"-0",        "nan",        "inf",           "-inf",
                                                        "16777216",  "-16777216",  "1e-310",        "0x1p-149",
                                                        "0x1p53",    "-0x1p53"};
+// Whether a special's text is NaN or an infinity.
+inline bool isNonFiniteText(const std::string& text) { return text == "nan" || text == "inf" || text == "-inf"; }
 // The specials that are finite: what a draw that leaves out NaN and the infinities picks instead.
-inline const std::vector<std::string> kIeeeFiniteSpecials = {"-0",       "16777216", "-16777216", "1e-310",
-                                                             "0x1p-149", "0x1p53",   "-0x1p53"};
+inline const std::vector<std::string> kIeeeFiniteSpecials = [] {
+  std::vector<std::string> finite;
+  std::ranges::copy_if(kIeeeSpecials, std::back_inserter(finite), [](const std::string& v) { return !isNonFiniteText(v); });
+  return finite;
+}();
 // Values that round: decimal fractions no binary format holds, large and tiny magnitudes. The
 // accuracy oracle needs them (on the pools above nearly every op is exact).
 inline const std::vector<std::string> kIeeeWideValues = {"0.1",   "-0.7",  "2.3",    "1e-3", "3.14159", "-2.71828",
@@ -92,9 +98,7 @@ inline constexpr unsigned kFiniteDrawPercent = 50;
 //! the infinities (they are among the specials of the default domain; the exact domain has none).
 inline double finiteShareOfDraws(Domain domain) {
   if (domain == Domain::exact) return 1;
-  const auto nonFinite = std::count_if(detail::kIeeeSpecials.begin(), detail::kIeeeSpecials.end(), [](const std::string& v) {
-    return v == "nan" || v == "inf" || v == "-inf";
-  });
+  const auto nonFinite = std::ranges::count_if(detail::kIeeeSpecials, detail::isNonFiniteText);
   return 1 - static_cast<double>(detail::kSpecialPercent) / 100 * static_cast<double>(nonFinite) /
                  static_cast<double>(detail::kIeeeSpecials.size());
 }

@@ -212,9 +212,25 @@ json withSizeCut(const json& doc, const Case<T>& loaded, std::size_t size, KeptS
   return candidate;
 }
 
+// `doc` ready for a change to node k's attributes, which may change the shapes of node k and the
+// nodes after it: without nodes' "shape" keys, and without the seeds at those positions (whose
+// sizes would no longer match; the output's seed falls back to ones).
+inline json withNodeAttributesFreed(const json& doc, std::size_t k) {
+  json candidate = withoutNodeShapes(doc);
+  const std::size_t changed = doc["inputs"].size() + k;  // the node's position; later ones may change too
+  if (candidate.contains("seeds")) {
+    for (auto it = candidate["seeds"].begin(); it != candidate["seeds"].end();)
+      it = std::stoul(it.key()) >= changed ? candidate["seeds"].erase(it) : std::next(it);
+    if (candidate["seeds"].empty()) candidate.erase("seeds");
+  } else if (candidate.contains("seed") && (!candidate.contains("output") || candidate["output"] >= changed)) {
+    candidate.erase("seed");
+  }
+  return candidate;
+}
+
 // `doc` with dimension `axis` of node k's target shape cut down to `size` (it holds no values).
 inline json withTargetAxisCut(const json& doc, std::size_t k, std::size_t axis, std::size_t size) {
-  json candidate = withoutNodeShapes(doc);
+  json candidate = withNodeAttributesFreed(doc, k);
   candidate["nodes"][k]["attrs"]["shape"][axis] = size;
   return candidate;
 }
@@ -252,9 +268,11 @@ void shrinkDimensionCandidates(const json& doc, const Case<T>& loaded, std::vect
       if (shape[axis] > 1)
         for (KeptSlices part : smallerParts(shape[axis])) out.push_back(withInputAxisCut(doc, i, axis, part));
   }
+  // A target's own dimensions, which no other tensor or target shares (a broadcast's new leading
+  // ones): a shared one is cut above, and cut alone it would not load.
   forEachTargetShape(doc, [&](std::size_t k, const json& target) {
     for (std::size_t axis = 0; axis < target.size(); ++axis)
-      if (target[axis] > 1)
+      if (target[axis] > 1 && occurrences[target[axis]] == 1)
         for (KeptSlices part : smallerParts(target[axis]))
           if (!part.trailing) out.push_back(withTargetAxisCut(doc, k, axis, part.size));  // no values: no ends
   });
@@ -272,7 +290,7 @@ void countAttributeCandidates(const json& doc, const Graph<T>& graph, std::vecto
       const std::size_t count = doc[at];
       if (count == 0) continue;
       for (std::size_t to : std::set<std::size_t>{0, count / 2, count - 1}) {  // ascending, each once
-        json candidate = doc;
+        json candidate = withNodeAttributesFreed(doc, k);
         candidate[at] = to;
         out.push_back(std::move(candidate));
       }

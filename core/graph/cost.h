@@ -49,7 +49,8 @@ struct Budget {
 };
 
 //! A limit that the estimate passed: where the running total first passed it, by how much, and
-//! the whole case's estimate (what the limit must be raised to).
+//! the whole case's estimate of that limit (what it must be raised to; the other limit may then
+//! be passed too).
 struct BudgetExcess {
   enum class Limit { work, memory, bits };
   Limit limit;
@@ -59,9 +60,10 @@ struct BudgetExcess {
   double whole = estimate;  //!< work or memory of the whole case; bits: `estimate`
 };
 
-//! Estimates `passes` over the case position by position, in creation order, and returns the
-//! first position where the running total of work or memory passes `budget`, or where the values
-//! of a growing carrier could pass kMaxExactBits; nothing when the whole case fits. `inputs` is
+//! Estimates `passes` over the case position by position, in creation order, and returns where
+//! the values of a growing carrier could pass kMaxExactBits (a ceiling no option raises, so it is
+//! named first wherever it is), else the first position where the running total of work or
+//! memory passes `budget`; nothing when the whole case fits. `inputs` is
 //! null for a graph-only file (its values are then taken to be small).
 template <class T>
 std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data,

@@ -224,14 +224,18 @@ TEST(Shrinking, ReshapeAndBroadcastTargetsShrinkWithTheirInputs) {
 
 // A slice's start and length shrink (toward row 0, one row), so that the dimension it slices can
 // shrink under it: rows [29, 34) of a [40, 3] input end as row 0 of a [1, 1] input. (Cut alone,
-// the input keeps at least 34 rows.) The failure needs the slice and a 5 in its input.
+// the input keeps at least 34 rows.) The failure needs the slice and a 5 in its input. As in a
+// saved failure, the node declares its shape and a seed pack seeds both positions: a smaller slice
+// drops them (the seed at the input stays, and shrinks with it).
 TEST(Shrinking, ASliceShrinksSoThatItsInputCan) {
   std::vector<std::string> values(40 * 3, "0");
   values[31 * 3 + 2] = "5";
-  const nlohmann::json doc = {{"tapecheck", 1},
-                              {"inputs", {{{"shape", {40, 3}}}}},
-                              {"values", {values}},
-                              {"nodes", {{{"op", "slice0"}, {"args", {0}}, {"attrs", {{"start", 29}, {"len", 5}}}}}}};
+  const nlohmann::json doc = {
+      {"tapecheck", 1},
+      {"inputs", {{{"shape", {40, 3}}}}},
+      {"values", {values}},
+      {"nodes", {{{"op", "slice0"}, {"args", {0}}, {"attrs", {{"start", 29}, {"len", 5}}}, {"shape", {5, 3}}}}},
+      {"seeds", {{"0", std::vector<std::string>(120, "1")}, {"1", std::vector<std::string>(15, "2")}}}};
   auto slicesAFive = [](const gen::LoadedDoc<Rational>& c) {
     const auto& v = c.doc["values"][0];
     return c.doc["nodes"].size() == 1 && c.doc["nodes"][0]["op"] == "slice0" &&
@@ -240,6 +244,7 @@ TEST(Shrinking, ASliceShrinksSoThatItsInputCan) {
   auto [smallest, steps] = gen::shrinkWhile<Rational>(*gen::loadDoc<Rational>(doc), slicesAFive);
   EXPECT_EQ(smallest.doc["inputs"], nlohmann::json::parse(R"([{"shape": [1, 1]}])")) << smallest.doc.dump();
   EXPECT_EQ(smallest.doc["nodes"][0]["attrs"], nlohmann::json::parse(R"({"start": 0, "len": 1})"));
+  EXPECT_EQ(smallest.doc["seeds"], nlohmann::json::parse(R"({"0": ["0"]})"));  // simplified too
   EXPECT_LE(steps, 20u);
 }
 
@@ -252,7 +257,8 @@ TEST(RandomValues, HalfTheIeeeDrawsAreFinite) {
   const Case<double> c{std::move(b).build(), std::nullopt, {}, 1, {}, {}};
   std::size_t finiteDraws = 0;
   for (std::uint64_t seed = 0; seed < 40; ++seed) {
-    const Tensor<double>& x = gen::withRandomValues(c, seed).inputs->front();
+    const Case<double> drawn = gen::withRandomValues(c, seed);
+    const Tensor<double>& x = drawn.inputs->front();
     const auto nonFinite = std::count_if(x.values.begin(), x.values.end(), [](double v) { return !std::isfinite(v); });
     if (nonFinite == 0) ++finiteDraws;
     else EXPECT_GT(nonFinite, 100) << seed;  // 2.4% of 10,000 is 240
