@@ -183,9 +183,8 @@ void forEachValuedTensor(Json& doc, const Case<T>& loaded, Visit visit) {
   }
 }
 
-// Calls visit(shapeKey) on every node attribute "shape" that shapes no values of its own: the
-// target of a reshape or a broadcast. `Json` is json or const json.
-// visit(k, shapeKey) names the node.
+// Calls visit(k, shapeKey) on node k's attribute "shape" wherever it shapes no values of its own:
+// the target of a reshape or a broadcast. `Json` is json or const json.
 template <class Json, class Visit>
 void forEachTargetShape(Json& doc, Visit visit) {
   for (std::size_t k = 0; k < doc["nodes"].size(); ++k) {

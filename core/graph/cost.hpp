@@ -206,7 +206,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     if (!first && work > budget.work) first = BudgetExcess{Limit::work, p, work, budget.work};
     if (!first && memory > budget.memory) first = BudgetExcess{Limit::memory, p, memory, budget.memory};
   }
-  // The whole case's estimate beside the first excess, so that one raise of the limit suffices.
+  // The whole case's estimate of that limit beside the first excess: what it must be raised to.
   if (first) first->whole = first->limit == Limit::work ? work : memory;
   return first;
 }

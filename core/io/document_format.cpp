@@ -56,9 +56,9 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   bool string(string_t& v) { return fits() && Base::string(v); }
   bool binary(binary_t& v) { return fits() && Base::binary(v); }
   bool key(string_t& v) { return fits() && unseen(v) && Base::key(v); }
-  bool start_object(std::size_t n) { return fits() && open() && (keys_.emplace_back(), true) && Base::start_object(n); }
+  bool start_object(std::size_t n) { return fits() && openObject() && Base::start_object(n); }
   bool start_array(std::size_t n) { return fits() && open() && Base::start_array(n); }
-  bool end_object() { return close() && (keys_.pop_back(), true) && Base::end_object(); }
+  bool end_object() { return closeObject() && Base::end_object(); }
   bool end_array() { return close() && Base::end_array(); }
 
  private:
@@ -74,6 +74,14 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   bool close() {
     --depth_;
     return true;
+  }
+  bool openObject() {
+    keys_.emplace_back();
+    return open();
+  }
+  bool closeObject() {
+    keys_.pop_back();
+    return close();
   }
   // Whether the innermost open object has not had `key` yet.
   bool unseen(const string_t& key) {
