@@ -48,7 +48,9 @@ bool overflowsTo(double infinity, const Interval& exact, const Mpfi& threshold) 
 }  // namespace
 
 ops::RoundingModel<Interval> roundingModelOf(const IeeeFormat& format) {
-  return {Interval(powerOfTwo(-format.precision)), Interval(powerOfTwo(format.minExponent - format.precision))};
+  const Mpfi largest = powerOfTwo(format.maxExponent + 1) - powerOfTwo(format.maxExponent + 1 - format.precision);
+  return {Interval(powerOfTwo(-format.precision)), Interval(powerOfTwo(format.minExponent - format.precision)),
+          Interval(largest)};
 }
 
 double nearestDouble(const Interval& exact) {

@@ -241,10 +241,9 @@ class AccuracyJudge {
       }
       const Tensor<Interval> accumulated =
           accumulatedErrorAt(exact_.graph, points_.points(), exact_.data, k, *y, model_);
-      Tensor<Interval> within = *y;
+      std::optional<Tensor<Interval>> within = *y;
       if (auto failure = judgeValues(k, *y, accumulated, {}, &within)) return failure;
       withinBudget_[k] = std::move(within);
-      ++judged_;
     }
     return std::nullopt;
   }
@@ -318,23 +317,35 @@ class AccuracyJudge {
 
   // Judges node k's values against the exact `y`, within the op's ulps plus `accumulated`: y's
   // element j stands for the engine's element `elements[j]` (j itself when `elements` is empty).
-  // When `within` is given, sets each of its elements to the reals within budget of y's.
+  // An element whose budget promises nothing (a partial result may overflow) is not judged. When
+  // `within` is given, sets each of its elements to the reals within budget of y's, or empties it
+  // when an element was not judged (the terms that would read it are not judged either).
   std::optional<Verdict> judgeValues(std::size_t k, const Tensor<Interval>& y, const Tensor<Interval>& accumulated,
-                                     const std::vector<std::size_t>& elements, Tensor<Interval>* within) {
+                                     const std::vector<std::size_t>& elements,
+                                     std::optional<Tensor<Interval>>* within) {
     const double ulps = ops::accuracyUlps(c_.graph.nodeAt(k).op);
-    Measure& worst = verdict_.measures[labelAt(k)];
+    Measure* worst = nullptr;  // made at the first element judged
+    std::size_t judged = 0;
     for (std::size_t j = 0; j < y.size(); ++j) {
       const std::size_t i = elements.empty() ? j : elements[j];
       const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[j];
+      if (extra && model_.promisesNothing(*extra)) {
+        lastReason_ = "partial results that may overflow";
+        if (within) within->reset();
+        continue;
+      }
+      ++judged;
       const F value = context_[k][i];
       const ElementJudgement judgement = judgeElement(static_cast<double>(value), y[j], format_, ulps, extra);
-      worst.widen({judgement.ulps, judgement.ofBudget});
+      if (!worst) worst = &verdict_.measures[labelAt(k)];
+      worst->widen({judgement.ulps, judgement.ofBudget});
       if (!judgement.within)
         return accuracyFailure(engine_, {fmt::format("{}, element {}", describeNode(c_.graph, k), i), k,
                                          Quantity::forwardValues, budgetText(ulps, extra), {k}},
                                value, y[j], judgement);
-      if (within) (*within)[j] = widenedByBudget(y[j], format_, ulps, extra);
+      if (within && *within) (**within)[j] = widenedByBudget(y[j], format_, ulps, extra);
     }
+    if (judged > 0) ++judged_;
     return std::nullopt;
   }
 
@@ -370,7 +381,6 @@ class AccuracyJudge {
       lastReason_ = "no exact value on intervals";
       return std::nullopt;
     }
-    ++judged_;
     return judgeValues(k, y, ops::accumulatedError(node.op, call, y, model_), elements, nullptr);
   }
 

@@ -23,6 +23,7 @@ template <class T>
 struct RoundingModel {
   T u;
   T eta;
+  T largest;  //!< the largest finite value: a result computed through values beyond it may overflow
 
   //! γ_k = k·u / (1 − k·u): the relative error of k roundings in a row (Higham, Lemma 3.1), or
   //! an effectively unbounded value (2^2000) once k·u reaches 1/2, where no useful bound exists.
@@ -37,6 +38,15 @@ struct RoundingModel {
     T big = one<T>();
     for (int i = 0; i < 2000; ++i) big = big + big;
     return big;
+  }
+  //! Whether a bound is unbounded(): there the value is not judged at all.
+  static bool promisesNothing(const T& bound) { return !(bound < unbounded()); }
+  //! `bound`, or unbounded() where a partial result of magnitude up to `partial` (exact), rounded
+  //! `k` times on the way, may pass the largest finite value: it may then overflow to an infinity
+  //! (and an ∞ − ∞ to a NaN) although the exact result is finite, which no rounding bound covers.
+  T unlessOverflow(const T& bound, const T& partial, const T& k) const {
+    const T reached = (one<T>() + gamma(k)) * partial;
+    return Carrier<T>::certainlyPositive(largest - reached) ? bound : unbounded();
   }
 };
 
@@ -98,10 +108,18 @@ Tensor<T> roundingsBound(Tensor<T> magnitude, std::size_t k, const RoundingModel
 }
 
 //! γ_k·M + k·η per element of M = forwardOnAbsolute: a sum of k terms (rounded products when
-//! `products`, whose underflow each adds η) computed in any order (Higham, §3.1).
+//! `products`, whose underflow each adds η) computed in any order (Higham, §3.1). Unbounded where
+//! a partial sum may overflow: each is at most (1 + γ_k)·M·`partialScale` (a mean's M is its sum's
+//! divided by the count, which `partialScale` multiplies back).
 template <class Op, class T>
-Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model, bool products) {
-  return roundingsBound(forwardOnAbsolute<Op>(c), k, model, products);
+Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model, bool products,
+                   const T& partialScale = one<T>()) {
+  const Tensor<T> magnitude = forwardOnAbsolute<Op>(c);
+  Tensor<T> bound = roundingsBound(magnitude, k, model, products);
+  const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(k));
+  for (std::size_t i = 0; i < bound.size(); ++i)
+    bound[i] = model.unlessOverflow(bound[i], magnitude[i] * partialScale, count);
+  return bound;
 }
 
 //! Op's terms on the absolute values of its arguments, output and cotangent, made absolute:

@@ -104,7 +104,7 @@ struct Mean : UnaryBase, ScaledDegree {
   //! and half an ulp for a quotient among the subnormals.
   template <class T>
   static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>&, const RoundingModel<T>& model) {
-    return sumError<Mean>(c, c.arg(0).size() + 1, model, false);
+    return sumError<Mean>(c, c.arg(0).size() + 1, model, false, count(c.arg(0)));
   }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>&) { return Shape{}; }
@@ -340,8 +340,10 @@ struct MseLoss : BinaryBase, ProductDegree {
   template <class T>
   static Tensor<T> accumulatedError(const OpCall<T>& c, const Tensor<T>& y, const RoundingModel<T>& model) {
     const T n = Mean::count(c.arg(0));
-    const T gamma = model.gamma(n + Carrier<T>::fromInt(4));
-    return map(y, [&](const T& v) { return gamma * v + n * model.eta; });
+    const T roundings = n + Carrier<T>::fromInt(4);
+    const T gamma = model.gamma(roundings);
+    // The sum of squares before the division is n·y.
+    return map(y, [&](const T& v) { return model.unlessOverflow(gamma * v + n * model.eta, n * v, roundings); });
   }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {

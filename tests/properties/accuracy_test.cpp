@@ -144,6 +144,33 @@ TEST(AccuracyProperty, ASumIsJudgedByItsErrorBoundNotInUlps) {
   EXPECT_FALSE(props::accuracy<double>(plantedAt(1, 0, 0, 8.0), sum).holds);
 }
 
+TEST(AccuracyProperty, ElementsWhosePartialSumsMayOverflowAreNotJudged) {
+  // Row 0 of W·x: 1e310 − 1e310 is exactly 0, but each product overflows in double and
+  // ∞ + (−∞) is a NaN, which no rounding bound covers; row 1 (3e10) is judged as usual.
+  const Case<double> linear = caseOf(R"({"tapecheck": 1,
+    "inputs": [{"shape": [2, 2]}, {"shape": [2]}, {"shape": [2]}], "nodes": [{"op": "linear", "args": [0, 1, 2]}],
+    "values": [["1e300", "-1e300", "1", "2"], ["1e10", "1e10"], ["0", "0"]]})");
+  props::Verdict verdict = props::accuracy<double>(builtinEngine<double>("reference"), linear);
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  EXPECT_TRUE(verdict.measures.contains("linear"));
+  EXPECT_TRUE(props::accuracy<double>(plantedAt(3, 0, 0, 42.0), linear).holds);
+  EXPECT_FALSE(props::accuracy<double>(plantedAt(3, 1, 0, 3.1e10), linear).holds);
+  // A sum whose running total passes the largest double on the way to a finite result: not judged,
+  // and with nothing else to judge the case is skipped, naming why.
+  const Case<double> sum = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [3]}],
+    "nodes": [{"op": "sum", "args": [0]}], "values": [["1.7e308", "1.7e308", "-1.7e308"]]})");
+  props::Verdict skipped = props::accuracy<double>(builtinEngine<double>("reference"), sum);
+  EXPECT_TRUE(skipped.holds);
+  EXPECT_NE(skipped.skipped.find("partial results that may overflow"), std::string::npos) << skipped.skipped;
+  EXPECT_FALSE(skipped.measures.contains("sum"));
+  // mse_loss's sum of squares, 2·1.69e308, overflows before the division by 2 brings it back.
+  const Case<double> mse = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [2]}, {"shape": [2]}],
+    "nodes": [{"op": "mse_loss", "args": [0, 1]}], "values": [["1.3e154", "1.3e154"], ["0", "0"]]})");
+  props::Verdict mseVerdict = props::accuracy<double>(builtinEngine<double>("reference"), mse);
+  EXPECT_TRUE(mseVerdict.holds) << mseVerdict.why;
+  EXPECT_NE(mseVerdict.skipped.find("partial results that may overflow"), std::string::npos) << mseVerdict.skipped;
+}
+
 TEST(AccuracyProperty, NodesWithoutAnExactValueAreNotJudged) {
   // log(−1) has no value: the case fails its domain check, and the forward never runs.
   const Case<double> log = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
