@@ -56,15 +56,17 @@ inline PassCounts withAccuracyRuns(PassCounts passes, double ownRuns, double dra
 
 //! A loader gate (core/io/case_file.h) that refuses a case whose estimated cost passes the budget,
 //! naming the node and the option that raises the limit it passed; `more` adds another way to ask
-//! for less (fewer --cases). The case is judged before its seed pack is built.
+//! for less (fewer --cases), `workShare` how the work budget was shared. The case is judged before
+//! its seed pack is built.
 template <class T>
-CaseGate<T> budgetGate(const PassCounts& passes, const BudgetOptions& options, const std::string& more = "") {
-  return [passes, budget = options.budget(), more](const Case<T>& c) -> Result<void> {
+CaseGate<T> budgetGate(const PassCounts& passes, const BudgetOptions& options, const std::string& more = "",
+                       const std::string& workShare = "") {
+  return [passes, budget = options.budget(), more, workShare](const Case<T>& c) -> Result<void> {
     auto excess = exceedsBudget(c.graph, c.inputs ? &*c.inputs : nullptr, c.data, passes, budget);
     if (!excess) return {};
     std::string raise;
     switch (excess->limit) {
-      case BudgetExcess::Limit::work: raise = "; raise it with --max-work" + more; break;
+      case BudgetExcess::Limit::work: raise = workShare + "; raise it with --max-work" + more; break;
       case BudgetExcess::Limit::memory: raise = "; raise it with --max-memory (MiB)" + more; break;
       case BudgetExcess::Limit::bits: break;  // a property of exact arithmetic, not a setting
     }

@@ -129,36 +129,50 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   }
 }
 
-// `check`'s budget: every chosen property on each draw (the file's values, if any, and `cases`
-// random ones). Without an explicit --cases, a case the default number of draws does not fit
-// passes with the most that do (at least the file's own values, or one draw), written to `cases`.
+// What `check` settles for one carrier before it runs: the draws (fitted to the budget without
+// --cases) and their estimated work, which the carriers after it cannot spend.
+struct CheckFit {
+  std::size_t cases = 0;
+  double work = 0;
+};
+
+// `check`'s gate on one carrier: every chosen property on each draw (the file's values, if any,
+// and `fit.cases` random ones) within `budget`, this carrier's share of the command's. Without an
+// explicit --cases, a case the default number of draws does not fit passes with the most that do
+// (at least the file's own values, or one draw). `share` says how the budget was shared.
 template <class T>
-CaseGate<T> checkGate(const CheckOptions& options, bool external, gen::Domain domain, std::size_t& cases) {
+CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
+                      bool external, gen::Domain domain, CheckFit& fit) {
   const auto chosen = chosenProperties<T>(options.property, external, domain);
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = accuracyRuns(chosen);
-  return [=, &options, &cases](const Case<T>& c) -> Result<void> {
+  return [=, &options, &fit](const Case<T>& c) -> Result<void> {
     const std::size_t fewest = c.inputs ? 0 : 1;  // the fewest draws that check anything
-    auto gateFor = [&](std::size_t n) {
+    auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
-      const PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
-                                                 accuracy * static_cast<double>(n), domain);
-      const std::string fewer = n > fewest ? fmt::format(", or ask for fewer than {} --cases", n) : "";
-      return budgetGate<T>(passes, options.budget, fewer)(c);
+      return withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
+                              accuracy * static_cast<double>(n), domain);
     };
-    cases = options.cases;
-    Result<void> all = gateFor(cases);
-    if (all || options.casesGiven || fewest >= cases) return all;
-    std::size_t fits = fewest;
-    if (Result<void> least = gateFor(fits); !least) return least;  // fewer draws would not help
-    // The most draws that fit (the estimate's work grows with them): gateFor(fits) holds,
-    // gateFor(over) does not.
-    for (std::size_t over = cases; over - fits > 1;) {
-      const std::size_t middle = fits + (over - fits) / 2;
-      (gateFor(middle) ? fits : over) = middle;
+    auto gateFor = [&](std::size_t n) {
+      const std::string fewer = n > fewest ? fmt::format(", or ask for fewer than {} --cases", n) : "";
+      return budgetGate<T>(passesFor(n), budget, fewer, share)(c);
+    };
+    fit.cases = options.cases;
+    Result<void> all = gateFor(fit.cases);
+    if (!all && !options.casesGiven && fewest < fit.cases) {
+      std::size_t fits = fewest;
+      if (Result<void> least = gateFor(fits); !least) return least;  // fewer draws would not help
+      // The most draws that fit (the estimate's work grows with them): gateFor(fits) holds,
+      // gateFor(over) does not.
+      for (std::size_t over = fit.cases; over - fits > 1;) {
+        const std::size_t middle = fits + (over - fits) / 2;
+        (gateFor(middle) ? fits : over) = middle;
+      }
+      fit.cases = fits;
+      all = {};
     }
-    cases = fits;
-    return {};
+    if (all) fit.work = estimatedWork(c.graph, c.inputs ? &*c.inputs : nullptr, c.data, passesFor(fit.cases));
+    return all;
   };
 }
 
@@ -269,23 +283,36 @@ int checkGraph(const CheckOptions& options, const Program& program) {
              "domain {}, policy {}{}\n",
              program.name, options.file, options.cases, seed, (*source)->description(), options.domain, props::policyName(judging->policy),
              options.survey ? ", survey" : "");
-  std::vector<RunRow> rows;
-  std::string firstError;
+  std::vector<std::string> carriers;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
-    if (!judging->profile.supportsCarrier(carrier) || !(*source)->runsOn(carrier)) {
-      if (options.carrier == carrier)
-        fmt::print("not checked on {}: engine {} does not run on it\n", carrier, (*source)->description());
-      continue;
-    }
+    if (judging->profile.supportsCarrier(carrier) && (*source)->runsOn(carrier)) carriers.push_back(carrier);
+    else if (options.carrier == carrier)
+      fmt::print("not checked on {}: engine {} does not run on it\n", carrier, (*source)->description());
+  }
+  // The budget is the command's: each carrier may spend an equal share of what those before it left.
+  double workLeft = options.budget.maxWork;
+  std::vector<RunRow> rows;
+  std::string firstError;
+  for (std::size_t i = 0; i < carriers.size(); ++i) {
+    const std::string& carrier = carriers[i];
+    const std::size_t sharing = carriers.size() - i;
+    BudgetOptions budget = options.budget;
+    budget.maxWork = workLeft / static_cast<double>(sharing);
+    const std::string share =
+        sharing > 1 ? fmt::format(" (this carrier's share: 1/{} of what is left of --max-work)", sharing) : "";
     withCarrier(carrier, [&]<class T>() {
-      CheckOptions fitted = options;
-      auto loaded = loadOn<T>(*input, checkGate<T>(options, (*source)->external(), judging->domain, fitted.cases));
+      CheckFit fit;
+      auto loaded = loadOn<T>(*input, checkGate<T>(options, budget, share, (*source)->external(), judging->domain, fit));
       if (loaded) {
-        if (fitted.cases < options.cases)
-          fmt::print("on {}: {} of {} random draws, as many as the budget allows (--max-work raises it; --cases {} "
-                     "insists)\n",
-                     carrier, fitted.cases, options.cases, options.cases);
+        workLeft = std::max(0.0, workLeft - fit.work);
+        if (fit.cases < options.cases)
+          fmt::print("on {}: {} of {} random draws, as many as {} allows (--max-work raises it; --cases {} insists)\n",
+                     carrier, fit.cases, options.cases,
+                     sharing > 1 ? fmt::format("its share of the budget (1/{} of what is left)", sharing) : "the budget",
+                     options.cases);
+        CheckOptions fitted = options;
+        fitted.cases = fit.cases;
         checkOn<T>(*input, *loaded, fitted, program, **source, *judging, seed, rows);
       } else {
         if (firstError.empty()) firstError = fmt::format("on {}: {}", carrier, loaded.error().message);

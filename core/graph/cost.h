@@ -5,6 +5,7 @@
 // work (a broadcast to millions of elements, a chain of squares): it is refused with the node at
 // which the estimate passes the budget, instead of running for minutes or exhausting memory.
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -68,6 +69,15 @@ struct BudgetExcess {
 template <class T>
 std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data,
                                           const PassCounts& passes, const Budget& budget);
+
+//! The estimated work of `passes` over the case, in the budget's operations (what exceedsBudget
+//! holds against Budget::work): the whole case's total, found as the excess over a budget of 0;
+//! 0 where a value could pass the exact carriers' ceiling (no estimate holds there).
+template <class T>
+double estimatedWork(const Graph<T>& graph, const Pack<T>* inputs, const Data<T>& data, const PassCounts& passes) {
+  const auto excess = exceedsBudget(graph, inputs, data, passes, Budget{0, std::numeric_limits<double>::infinity()});
+  return excess && excess->limit == BudgetExcess::Limit::work ? excess->whole : 0;
+}
 
 //! The excess for people, naming the node: "node 3 (matmul): the estimated work passes the budget
 //! of 1e+10 operations here and reaches 3.2e+10 in all".

@@ -107,6 +107,21 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   CommandRun many = runBounded(mlp + " --max-work 2e6 --cases 100");
   EXPECT_EQ(many.status, 2) << many.out;
   EXPECT_NE(many.err.find("raise it with --max-work, or ask for fewer than 100 --cases"), std::string::npos) << many.err;
+  // The budget is the command's: on every carrier, each gets a share of what those before it left,
+  // so double runs on fewer draws, and a refusal names the share.
+  const std::string all = "check " + source("examples/graphs/mlp.json") + " --seed 1 --max-work 2e6";
+  CommandRun shared = runBounded(all);
+  EXPECT_EQ(shared.status, 0) << shared.out << shared.err;
+  EXPECT_NE(shared.out.find("on double: 2 of 100 random draws, as many as its share of the budget (1/4 of what is left)"),
+            std::string::npos)
+      << shared.out;
+  EXPECT_NE(shared.out.find("not checked on rational: " + source("examples/graphs/mlp.json") +
+                            ": node 5 (relu): the estimated work passes the budget of 3.3e+05 operations here"),
+            std::string::npos)
+      << shared.out;
+  EXPECT_NE(shared.out.find("(this carrier's share: 1/6 of what is left of --max-work); raise it with --max-work"),
+            std::string::npos)
+      << shared.out;
   // When not even the file's own values fit, the carrier is refused as before.
   CommandRun tooLarge = runBounded(mlp + " --max-work 1e5");
   EXPECT_EQ(tooLarge.status, 2) << tooLarge.out;
