@@ -4,11 +4,14 @@
 // (core/graph/cost.h estimates; docs/semantics.md §4.5).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "core/graph/cost.h"
 #include "core/io/case_file.h"
 #include "generators/choices.h"
+#include "properties/determinism.h"
 
 namespace tc::cli {
 
@@ -52,6 +55,17 @@ inline PassCounts withAccuracyRuns(PassCounts passes, double ownRuns, double dra
   passes.drawnValues = EnclosurePasses{drawnRuns, gen::finiteShareOfDraws(domain), domain == gen::Domain::exact,
                                        gen::kFiniteDrawPercent / 100.0};
   return passes;
+}
+
+//! Packs of values (one per element of every position) that one run of `property` sends to an engine
+//! in another process or reads from its answers, on a graph of `positions` positions (measured through
+//! `tapecheck serve`): about two (the inputs or seeds sent, the context or gradients answered); the
+//! accuracy oracle about eight; determinism its two compiles, three dense passes and a single-output
+//! pass at each of up to props::kInterleavedPasses positions.
+inline double exchangedPacks(std::string_view property, std::size_t positions) {
+  if (property == "determinism") return 4 + static_cast<double>(std::min(positions, props::kInterleavedPasses));
+  if (property == "accuracy") return 8;
+  return 2;
 }
 
 //! A loader gate (core/io/case_file.h) that refuses a case whose estimated cost passes the budget,

@@ -67,14 +67,28 @@ double accuracyRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
   return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "accuracy"; }));
 }
 
+// Packs of values exchanged per draw by the chosen properties with an engine in another process
+// (none with one in this process).
+template <class T>
+double exchangedPerDraw(const std::vector<const props::NamedProperty<T>*>& chosen, bool external,
+                        std::size_t positions) {
+  double packs = 0;
+  if (external)
+    for (const auto* p : chosen) packs += exchangedPacks(p->name, positions);
+  return packs;
+}
+
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
              bool survey, const BudgetOptions& budget) {
   std::vector<const props::NamedProperty<T>*> chosen = chosenProperties<T>(property, source.external(), judging.domain);
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
-  auto loaded = loadOn<T>(
-      input, budgetGate<T>(withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain), budget));
+  auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
+    PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain);
+    passes.exchangedValues = exchangedPerDraw(chosen, source.external(), c.graph.positionCount());
+    return budgetGate<T>(passes, budget)(c);
+  });
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
@@ -150,8 +164,10 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
     const std::size_t fewest = c.inputs ? 0 : 1;  // the fewest draws that check anything
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
-      return withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
-                              accuracy * static_cast<double>(n), domain);
+      PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
+                                           accuracy * static_cast<double>(n), domain);
+      passes.exchangedValues = draws * exchangedPerDraw(chosen, external, c.graph.positionCount());
+      return passes;
     };
     auto gateFor = [&](std::size_t n) {
       const std::string fewer = n > fewest ? fmt::format(", or ask for fewer than {} --cases", n) : "";

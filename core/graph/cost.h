@@ -40,6 +40,9 @@ struct PassCounts {
                              //!< is counted by printedValues
   EnclosurePasses ownValues{};    //!< the accuracy oracle on the case's own values (IEEE carriers)
   EnclosurePasses drawnValues{};  //!< the accuracy oracle on random draws (IEEE carriers)
+  double exchangedValues = 0;     //!< values per element of every position sent to an engine in another
+                                  //!< process or read from its answers, each formatted and parsed as text
+                                  //!< on both sides of the pipe
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

@@ -61,6 +61,17 @@ constexpr double kCachedElements = 1 << 18;
 // Printing one value.
 constexpr double kPrintValue = 200;
 
+// One value sent to an engine in another process or read back, formatted and parsed on both sides
+// of the pipe by two processes sharing the machine: measured through `tapecheck serve` on MLPs of
+// width 64 and 256, about 400 ns a double, 2 µs a rational and 5 µs an interval (its endpoints'
+// exact text).
+template <class T>
+double exchangeCost() {
+  if constexpr (GrowingCarrier<T>) return 2000;
+  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 5000;
+  else return 400;
+}
+
 // A visit of the literal dense order to one earlier position, besides its elements' additions.
 constexpr double kDenseVisit = 5;
 
@@ -195,8 +206,10 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     const double outOfCache = elements > detail::kCachedElements ? 10 : 1;
     const double valueFactor = GrowingCarrier<T> ? elementCost / 100 : 1;
     work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::kPrintValue) * valueFactor;
+    work += elements * passes.exchangedValues * detail::exchangeCost<T>() * valueFactor;
     earlier += detail::kDenseVisit + elements * elementCost;
     memory += elements * (detail::bytesHeld<T>(bits) * passes.copies + detail::bytesPrinted<T>(bits) * passes.printedValues);
+    if (passes.exchangedValues > 0) memory += elements * detail::bytesPrinted<T>(bits) * 2;  // a request's and an answer's text
     if constexpr (std::is_floating_point_v<T>)
       if (passes.ownValues.count + passes.drawnValues.count > 0)  // the accuracy oracle, one run at a time
         memory += elements * detail::kEnclosuresPerElement * detail::kIntervalBytes;

@@ -170,6 +170,18 @@ TEST(BudgetOptions, TheAccuracyOraclesEnclosuresCountUnlessItsProductsRunInDoubl
   EXPECT_NE(small.out.find("accuracy "), std::string::npos) << small.out;
 }
 
+TEST(BudgetOptions, AnEngineInAnotherProcessCountsTheValuesItExchanges) {
+  // Every value sent to the engine or read from its answers is formatted and parsed on both sides of
+  // the pipe: determinism's 10 draws fit 3e5 operations in this process, not through `tapecheck serve`.
+  const std::string check = "check " + source("examples/graphs/mlp.json") +
+                            " --carrier double --cases 10 --seed 1 --max-work 3e5 --property determinism";
+  CommandRun inProcess = runBounded(check);
+  EXPECT_EQ(inProcess.status, 0) << inProcess.out << inProcess.err;
+  CommandRun piped = runBounded(check + " --engine-cmd '" + std::string(TAPECHECK_BINARY) + " serve'");
+  EXPECT_EQ(piped.status, 2) << piped.out << piped.err;
+  EXPECT_NE(piped.err.find("the estimated work passes the budget of 3e+05 operations"), std::string::npos) << piped.err;
+}
+
 TEST(BudgetOptions, ABudgetMustBeAPositiveNumber) {
   for (std::string option : {"--max-work -1", "--max-work 0", "--max-memory x"}) {
     CommandRun run = runBounded("grad " + source("examples/graphs/mlp.json") + " " + option);
