@@ -78,9 +78,24 @@ double exchangedPerDraw(const std::vector<const props::NamedProperty<T>*>& chose
   return packs;
 }
 
+// A case's listing for `replay` and `show`: with `full` every value, else kListedValues per position
+// and column, saying so when a position has more.
+template <class T>
+void printListing(const CaseInput& input, const Case<T>& loaded, const props::Verdict& verdict, bool full) {
+  fmt::print("{}", props::formatCaseListing<T>(input.doc, verdict, full ? 0 : kListedValues));
+  const Graph<T>& graph = loaded.graph;
+  for (std::size_t p = 0; p < graph.positionCount() && !full; ++p)
+    if (elementCount(graph.shapeAt(p)) > kListedValues) {
+      fmt::print("(a position of more than {} values lists the first {}, the last and how many; --full lists every "
+                 "value)\n",
+                 kListedValues, kListedValues - 2);
+      break;
+    }
+}
+
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
-             bool survey, const BudgetOptions& budget) {
+             bool survey, bool full, const BudgetOptions& budget) {
   std::vector<const props::NamedProperty<T>*> chosen = chosenProperties<T>(property, source.external(), judging.domain);
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
@@ -109,7 +124,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
                  verdict.differenceClass ? props::kDifferenceClasses[*verdict.differenceClass] : "error");
     if (!verdict.holds && failed++ == 0) shown = verdict;
   }
-  fmt::print("{}", props::formatCaseListing<T>(input.doc, shown));
+  printListing<T>(input, *loaded, shown, full);
   return failed ? kFailed : kSuccess;
 }
 
@@ -224,7 +239,7 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 }
 
 template <class T>
-int showOn(const CaseInput& input, bool dot, const Program& program, const BudgetOptions& budget) {
+int showOn(const CaseInput& input, bool dot, bool full, const Program& program, const BudgetOptions& budget) {
   const double accuracy = input.property == "accuracy" ? 1 : 0;  // a saved failure's property is re-checked
   const PassCounts passes = withAccuracyRuns(showPasses(!input.property.empty()), accuracy, 0, gen::Domain::general);
   auto loaded = loadOn<T>(input, budgetGate<T>(passes, budget));
@@ -242,7 +257,7 @@ int showOn(const CaseInput& input, bool dot, const Program& program, const Budge
                !notRechecked.empty() ? "not re-checked (" + notRechecked + ")"
                : verdict.holds       ? "it holds now"
                                      : "it still fails: " + verdict.why);
-  fmt::print("{}", props::formatCaseListing<T>(input.doc, verdict));
+  printListing<T>(input, *loaded, verdict, full);
   return kSuccess;
 }
 
@@ -277,7 +292,8 @@ int replayCase(const ReplayOptions& options, const Program& program) {
   if (!judging->profile.supportsCarrier(*carrier) || !(*source)->runsOn(*carrier))
     return report(kUsage, fmt::format("replay: engine {} does not run on carrier {}", (*source)->description(), *carrier));
   return withCarrier(*carrier,
-                     [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey, options.budget); });
+                     [&]<class T>() { return replayOn<T>(*input, *property, **source, *judging, options.survey, options.full, options.budget);
+                     });
 }
 
 int checkGraph(const CheckOptions& options, const Program& program) {
@@ -364,7 +380,7 @@ int showCase(const ShowOptions& options, const Program& program) {
       }
   auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
-  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, program, options.budget); });
+  return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, options.full, program, options.budget); });
 }
 
 }  // namespace tc::cli

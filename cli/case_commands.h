@@ -10,6 +10,10 @@ namespace tc::cli {
 
 struct Program;
 
+//! Values a listing of `replay` or `show` gives a position, per column, without --full: more are
+//! abbreviated to the first few, the last and how many ("0.1 0.2 … 0.9 (3025 values)").
+inline constexpr std::size_t kListedValues = 16;
+
 //! Options of `tapecheck replay CASE`: names left empty come from the file's failure object.
 struct ReplayOptions {
   std::string file, property, carrier, engine;
@@ -20,6 +24,7 @@ struct ReplayOptions {
   std::string domain = "default";  //!< exact: exact_reference joins "all"
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
   std::string profileFile;         //!< the engine's profile as JSON; empty: the `spec` profile
+  bool full = false;               //!< list every value (else a position of many is abbreviated)
   BudgetOptions budget;
 };
 
@@ -53,6 +58,7 @@ int checkGraph(const CheckOptions& options, const Program& program);
 struct ShowOptions {
   std::string file, carrier;
   bool dot = false;
+  bool full = false;  //!< list every value (else a position of many is abbreviated)
   BudgetOptions budget;
 };
 

@@ -84,6 +84,14 @@ void addSurvey(CLI::App* command, bool& survey) {
                     "one shrunk example saved per kind");
 }
 
+// --full, on the commands that print a case's listing.
+void addFullListing(CLI::App* command, bool& full) {
+  command->add_flag("--full", full,
+                    fmt::format("list every value (else a position of more than {} shows the first {}, the last "
+                                "and how many)",
+                                kListedValues, kListedValues - 2));
+}
+
 // --max-work and --max-memory, on every command that runs a user's file (cli/budget.h).
 void addBudgetOptions(CLI::App* command, BudgetOptions& options) {
   command->add_option("--max-work", options.maxWork,
@@ -159,6 +167,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
   addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
+  addFullListing(replayCommand, replay.full);
   addBudgetOptions(replayCommand, replay.budget);
 
   CheckOptions check;
@@ -182,6 +191,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   showCommand->add_option("FILE", show.file, "a graph or case file")->required();
   showCommand->add_option("--carrier", show.carrier, "default: the file's failure.carrier, else the first carrier the file loads on");
   showCommand->add_flag("--dot", show.dot, "print Graphviz DOT (render with: dot -Tsvg)");
+  addFullListing(showCommand, show.full);
   addBudgetOptions(showCommand, show.budget);
 
   std::string serveName;

@@ -14,9 +14,9 @@ namespace tc::props {
 //! A case document as a listing: per position the call, what an opaque program does, shape,
 //! value (when eval succeeds) and seed, then both sides of the verdict's comparison wherever they
 //! differ, the quantities an oracle compared (its notes) and a mark on every position it blames.
-//! A document that does not load on T gives the loader's message.
+//! A document that does not load on T gives the loader's message. `limit` as formatListing's.
 template <class T>
-std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict = {});
+std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict = {}, std::size_t limit = 0);
 
 //! The case's graph in Graphviz DOT (formatDot): values and seeds in the boxes, `highlighted`
 //! filled red, and a legend saying red means `meaning`. Empty when the document does not load.

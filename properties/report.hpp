@@ -27,17 +27,17 @@ inline ListingNotes verdictNotes(const Verdict& verdict) {
 }  // namespace detail
 
 template <class T>
-std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict) {
+std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict, std::size_t limit) {
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) return "the case does not load: " + loaded.error().message + "\n";
   const ListingNotes notes = detail::verdictNotes(verdict);
   if (!loaded->inputs)
-    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes) + "(no input values)\n";
+    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes, limit) + "(no input values)\n";
   auto context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
   if (!context)
-    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes) +
+    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes, limit) +
            fmt::format("(eval fails: {})\n", context.error().message);
-  return formatListing<T>(loaded->graph, {{"value", *context}, {"seed", loaded->seeds}}, notes);
+  return formatListing<T>(loaded->graph, {{"value", *context}, {"seed", loaded->seeds}}, notes, limit);
 }
 
 template <class T>

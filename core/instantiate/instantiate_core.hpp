@@ -46,7 +46,8 @@
   template nlohmann::json caseToJson<T>(const Case<T>&);                                                       \
   template Result<Tensor<T>> valuesFromJson<T>(const nlohmann::json&, const Shape&, const std::string&);       \
   template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \
-  template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&); \
+  template std::string formatListing<T>(const Graph<T>&, const std::vector<ListingColumn<T>>&, const ListingNotes&,   \
+                                       std::size_t);                                                               \
   template std::string formatDot<T>(const Graph<T>&, const DotView<T>&);                                       \
   template std::string formatNodeCall<T>(const Graph<T>&, std::size_t);                                        \
   template std::string describeProgram<T>(const Graph<T>&, std::size_t);                                       \

@@ -19,10 +19,12 @@ struct ListingColumn {
 using ListingNotes = std::map<std::size_t, std::vector<std::string>>;
 
 //! One block per position: "position  op(args) attributes  shape", what its program does when
-//! the op's metadata says (opaque programs), one line per column, then the position's notes.
+//! the op's metadata says (opaque programs), one line per column, then the position's notes. A
+//! column lists every value, or with `limit` > 0 a position of more values abbreviated
+//! (abbreviatedValues).
 template <class T>
 std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns,
-                          const ListingNotes& notes = {});
+                          const ListingNotes& notes = {}, std::size_t limit = 0);
 
 //! What a picture shows besides the graph: per-position columns (values, seeds), the positions to
 //! fill red and what red means (for the legend), and the output.

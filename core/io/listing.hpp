@@ -52,7 +52,8 @@ std::string describeProgram(const Graph<T>& graph, std::size_t position) {
 }
 
 template <class T>
-std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns, const ListingNotes& notes) {
+std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn<T>>& columns, const ListingNotes& notes,
+                          std::size_t limit) {
   std::size_t width = 0;
   for (const auto& column : columns) width = std::max(width, column.name.size());
   std::string out;
@@ -63,9 +64,13 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
     for (const auto& column : columns) {
       fmt::format_to(line, "        {:<{}}  ", column.name, width);
       const std::vector<T>& values = column.pack[p].values;
-      for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i) out += ' ';
-        appendDisplayValue(out, values[i]);
+      if (limit > 0 && values.size() > limit) {
+        out += abbreviatedValues(column.pack[p], limit);
+      } else {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          if (i) out += ' ';
+          appendDisplayValue(out, values[i]);
+        }
       }
       out += '\n';
     }

@@ -29,6 +29,6 @@
   template bool gen::forEachShrink<T>(const gen::LoadedDoc<T>&, const std::function<bool(gen::LoadedDoc<T>)>&);  \
   template std::vector<std::string> gen::coverageTags<T>(const Case<T>&);                                       \
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
-  template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&);               \
+  template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&, std::size_t);     \
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
   template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain);

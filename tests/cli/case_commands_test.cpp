@@ -148,6 +148,25 @@ TEST(Show, ListsACaseAndMarksASavedFailure) {
 
 // An opaque program in a listing is followed by what it does (from its registry entry); modp
 // values show in the symmetric range, fractions marked as residues.
+TEST(Show, AbbreviatesAPositionOfManyValuesUnlessFull) {
+  std::string values;
+  for (int i = 1; i <= 20; ++i) values += (i > 1 ? ", \"" : "\"") + std::to_string(i) + "\"";
+  const std::string file = writeTemp("twenty.json", R"({"tapecheck": 1, "inputs": [{"shape": [20]}], "values": [[)" +
+                                                        values + R"(]], "nodes": [{"op": "sum", "args": [0]}]})");
+  for (const std::string command : {"show ", "replay "}) {
+    CommandRun brief = runTapecheck(command + file);
+    EXPECT_NE(brief.out.find("value  1 2 3 4 5 6 7 8 9 10 11 12 13 14 … 20 (20 values)\n"), std::string::npos) << brief.out;
+    EXPECT_NE(brief.out.find("value  210\n"), std::string::npos) << brief.out;
+    EXPECT_NE(brief.out.find("(a position of more than 16 values lists the first 14, the last and how many; --full "
+                             "lists every value)"),
+              std::string::npos)
+        << brief.out;
+    CommandRun full = runTapecheck(command + file + " --full");
+    EXPECT_NE(full.out.find("value  1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n"), std::string::npos) << full.out;
+    EXPECT_EQ(full.out.find("--full"), std::string::npos) << full.out;
+  }
+}
+
 TEST(Show, ListsWhatAnOpaqueProgramDoesAndModPValuesForPeople) {
   std::string file = writeTemp("opaque_listing.json", R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
       "nodes": [{"op": "opaque", "args": [0], "attrs": {"name": "const3"}}], "values": [["-1", "1/3"]]})");
