@@ -67,6 +67,12 @@ double accuracyRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
   return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "accuracy"; }));
 }
 
+// How many of the chosen properties run the reference on exact rationals (exact_reference).
+template <class T>
+double exactReferenceRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
+  return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "exact_reference"; }));
+}
+
 // Packs of values exchanged per draw by the chosen properties with an engine in another process
 // (none with one in this process).
 template <class T>
@@ -101,6 +107,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
   auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain);
+    passes.exactReferenceRuns = exactReferenceRuns(chosen);
     passes.exchangedValues = exchangedPerDraw(chosen, source.external(), c.graph.positionCount());
     return budgetGate<T>(passes, budget)(c);
   });
@@ -168,19 +175,24 @@ struct CheckFit {
 // `check`'s gate on one carrier: every chosen property on each draw (the file's values, if any,
 // and `fit.cases` random ones) within `budget`, this carrier's share of the command's. Without an
 // explicit --cases, a case the default number of draws does not fit passes with the most that do
-// (at least the file's own values, or one draw). `share` says how the budget was shared.
+// (at least the file's own values, or one draw; one draw with exact_reference). `share` says how the
+// budget was shared.
 template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
                       bool external, gen::Domain domain, CheckFit& fit) {
   const auto chosen = chosenProperties<T>(options.property, external, domain);
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = accuracyRuns(chosen);
+  const double exact = exactReferenceRuns(chosen);
   return [=, &options, &fit](const Case<T>& c) -> Result<void> {
-    const std::size_t fewest = c.inputs ? 0 : 1;  // the fewest draws that check anything
+    // The fewest draws that check anything: exact_reference compares only values of the exact
+    // domain, which a file's own rarely are.
+    const std::size_t fewest = c.inputs && exact == 0 ? 0 : 1;
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
+      passes.exactReferenceRuns = draws * exact;
       passes.exchangedValues = draws * exchangedPerDraw(chosen, external, c.graph.positionCount());
       return passes;
     };

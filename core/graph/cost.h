@@ -40,6 +40,8 @@ struct PassCounts {
                              //!< is counted by printedValues
   EnclosurePasses ownValues{};    //!< the accuracy oracle on the case's own values (IEEE carriers)
   EnclosurePasses drawnValues{};  //!< the accuracy oracle on random draws (IEEE carriers)
+  double exactReferenceRuns = 0;  //!< runs of exact_reference (IEEE carriers, exact domain): the reference on
+                                  //!< exact rationals, a forward and a reverse pass in the dense order
   double exchangedValues = 0;     //!< values per element of every position sent to an engine in another
                                   //!< process or read from its answers, each formatted and parsed as text
                                   //!< on both sides of the pipe

@@ -29,10 +29,16 @@ constexpr double kEnclosuresPerElement = 4;
 // About the nanoseconds of one elementary operation on values of `bits` bits. Exact rationals
 // pay GMP's calls and, as numbers grow, multiplication and gcd somewhat faster than linear in the
 // limbs; IEEE transcendental functions cost tens of operations.
+inline double exactOperationCost(double bits) { return 100 + 0.5 * std::pow(std::max(1.0, bits / 64), 1.6); }
+
+// A value of the exact domain's draws on exact rationals, in bits per degree in the leaves (the
+// draws are multiples of 2^-8 below 2^8).
+constexpr double kExactDomainLeafBits = 16;
+
 template <class T>
 double operationCost(double bits, bool transcendental) {
   if constexpr (GrowingCarrier<T>) {
-    return 100 + 0.5 * std::pow(std::max(1.0, bits / 64), 1.6);
+    return exactOperationCost(bits);
   } else if constexpr (std::is_floating_point_v<T>) {
     return transcendental ? 20 : 0.25;  // the kernels run in vector lanes
   } else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
@@ -136,6 +142,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   double work = 0, memory = 0;
   std::optional<BudgetExcess> first;  // where the running work or memory first passed its limit
   double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
+  double earlierExact = 0;  // the same for exact_reference's rationals
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
     const double elements = static_cast<double>(elementCount(graph.shapeAt(p)));
     double bits = leafBits;
@@ -167,6 +174,8 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       work += operations * detail::operationCost<T>(bits, ops::isTranscendental(node.op)) *
               (passes.forward + 2 * passes.backward);
       work += passes.dense * earlier;
+      work += passes.exactReferenceRuns *
+              (operations * detail::exactOperationCost(degrees[p] * detail::kExactDomainLeafBits) * 3 + earlierExact);
       // An opaque program builds a contribution to every earlier position on every reverse pass,
       // which the pass then adds.
       if (ops::isDense(node.op)) work += 2 * passes.backward * earlier;
@@ -208,6 +217,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::kPrintValue) * valueFactor;
     work += elements * passes.exchangedValues * detail::exchangeCost<T>() * valueFactor;
     earlier += detail::kDenseVisit + elements * elementCost;
+    earlierExact += detail::kDenseVisit + elements * detail::exactOperationCost(degrees[p] * detail::kExactDomainLeafBits);
     memory += elements * (detail::bytesHeld<T>(bits) * passes.copies + detail::bytesPrinted<T>(bits) * passes.printedValues);
     if (passes.exchangedValues > 0) memory += elements * detail::bytesPrinted<T>(bits) * 2;  // a request's and an answer's text
     if constexpr (std::is_floating_point_v<T>)

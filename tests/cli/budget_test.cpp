@@ -147,6 +147,21 @@ TEST(BudgetOptions, ShowListsALongChainThatCheckRefuses) {
   EXPECT_NE(check.err.find("passes the budget of"), std::string::npos) << check.err;
 }
 
+// exact_reference runs the reference on exact rationals in the dense order: on a 1,000-node chain
+// about 0.8e9 operations a run, which a budget that the other properties fit refuses.
+TEST(BudgetOptions, TheExactReferenceCountsItsRationalDenseOrder) {
+  std::string nodes;
+  for (int k = 0; k < 1000; ++k) nodes += (k ? ", " : "") + std::string(R"({"op": "neg", "args": [)") + std::to_string(k) + "]}";
+  const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-chain1000.json").string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [16]}], "nodes": [)" << nodes << "]}";
+  const std::string check = "check " + path + " --carrier double --cases 2 --seed 1 --max-work 1e9";
+  CommandRun general = runBounded(check);
+  EXPECT_EQ(general.status, 0) << general.out << general.err;
+  CommandRun exact = runBounded(check + " --domain exact");
+  EXPECT_EQ(exact.status, 2) << exact.out << exact.err;
+  EXPECT_NE(exact.err.find("the estimated work passes the budget of 1e+09 operations"), std::string::npos) << exact.err;
+}
+
 // A 160 × 160 by 160 × 160 product of `value` everywhere, written to a temporary file.
 std::string productFile(const std::string& name, const std::string& value) {
   std::string values;
