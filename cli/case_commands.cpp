@@ -73,15 +73,17 @@ double exactReferenceRuns(const std::vector<const props::NamedProperty<T>*>& cho
   return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "exact_reference"; }));
 }
 
-// Packs of values exchanged per draw by the chosen properties with an engine in another process
-// (none with one in this process).
+// What one draw of the chosen properties costs besides their own passes, by the engine under test:
+// the values exchanged with an engine in another process, and the reverse passes in the literal dense
+// order that a built-in engine running it is asked for.
 template <class T>
-double exchangedPerDraw(const std::vector<const props::NamedProperty<T>*>& chosen, bool external,
-                        std::size_t positions) {
-  double packs = 0;
-  if (external)
-    for (const auto* p : chosen) packs += exchangedPacks(p->name, positions);
-  return packs;
+void addEngineCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
+                    const EngineSource& engine, std::size_t positions) {
+  for (const auto* p : chosen) {
+    if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
+    else if (p->scope == props::Scope::engine && runsTheDenseOrder(engine.name()))
+      passes.dense += draws * reversePassesAsked(p->name, positions);
+  }
 }
 
 // A case's listing for `replay` and `show`: with `full` every value, else kListedValues per position
@@ -108,7 +110,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain);
     passes.exactReferenceRuns = exactReferenceRuns(chosen);
-    passes.exchangedValues = exchangedPerDraw(chosen, source.external(), c.graph.positionCount());
+    addEngineCosts(passes, 1, chosen, source, c.graph.positionCount());
     return budgetGate<T>(passes, budget)(c);
   });
   if (!loaded) return report(kUsage, loaded.error().message);
@@ -179,12 +181,12 @@ struct CheckFit {
 // budget was shared.
 template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
-                      bool external, gen::Domain domain, CheckFit& fit) {
-  const auto chosen = chosenProperties<T>(options.property, external, domain);
+                      const EngineSource& engine, gen::Domain domain, CheckFit& fit) {
+  const auto chosen = chosenProperties<T>(options.property, engine.external(), domain);
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = accuracyRuns(chosen);
   const double exact = exactReferenceRuns(chosen);
-  return [=, &options, &fit](const Case<T>& c) -> Result<void> {
+  return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
     // The fewest draws that check anything: exact_reference compares only values of the exact
     // domain, which a file's own rarely are.
     const std::size_t fewest = c.inputs && exact == 0 ? 0 : 1;
@@ -193,7 +195,7 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
       passes.exactReferenceRuns = draws * exact;
-      passes.exchangedValues = draws * exchangedPerDraw(chosen, external, c.graph.positionCount());
+      addEngineCosts(passes, draws, chosen, engine, c.graph.positionCount());
       return passes;
     };
     auto gateFor = [&](std::size_t n) {
@@ -347,7 +349,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
         sharing > 1 ? fmt::format(" (this carrier's share: 1/{} of what is left of --max-work)", sharing) : "";
     withCarrier(carrier, [&]<class T>() {
       CheckFit fit;
-      auto loaded = loadOn<T>(*input, checkGate<T>(options, budget, share, (*source)->external(), judging->domain, fit));
+      auto loaded = loadOn<T>(*input, checkGate<T>(options, budget, share, **source, judging->domain, fit));
       if (loaded) {
         workLeft = std::max(0.0, workLeft - fit.work);
         if (fit.cases < options.cases)

@@ -149,7 +149,7 @@ TEST(BudgetOptions, ShowListsALongChainThatCheckRefuses) {
 
 // exact_reference runs the reference on exact rationals in the dense order: on a 1,000-node chain
 // about 0.8e9 operations a run, which a budget that the other properties fit refuses.
-TEST(BudgetOptions, TheExactReferenceCountsItsRationalDenseOrder) {
+TEST(BudgetOptions, TheDenseOrderOfTheExactReferenceAndOfAReferenceEngineCounts) {
   std::string nodes;
   for (int k = 0; k < 1000; ++k) nodes += (k ? ", " : "") + std::string(R"({"op": "neg", "args": [)") + std::to_string(k) + "]}";
   const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-chain1000.json").string();
@@ -160,6 +160,15 @@ TEST(BudgetOptions, TheExactReferenceCountsItsRationalDenseOrder) {
   CommandRun exact = runBounded(check + " --domain exact");
   EXPECT_EQ(exact.status, 2) << exact.out << exact.err;
   EXPECT_NE(exact.err.find("the estimated work passes the budget of 1e+09 operations"), std::string::npos) << exact.err;
+  // The reference engine under test runs its reverse passes in the dense order too: determinism's
+  // 37 of them a draw there (three dense passes and 34 single-output ones).
+  const std::string onChain = "check " + path + " --carrier double --cases 2 --seed 1 --max-work 8e8";
+  CommandRun compiled = runBounded(onChain);
+  EXPECT_EQ(compiled.status, 0) << compiled.out << compiled.err;
+  CommandRun reference = runBounded(onChain + " --engine reference");
+  EXPECT_EQ(reference.status, 2) << reference.out << reference.err;
+  EXPECT_NE(reference.err.find("the estimated work passes the budget of 8e+08 operations"), std::string::npos)
+      << reference.err;
 }
 
 // A 160 × 160 by 160 × 160 product of `value` everywhere, written to a temporary file.
