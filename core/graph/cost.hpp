@@ -196,8 +196,11 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         // op's forward is judged on the elements whose arguments are (docs/semantics.md §3.2, §4.5).
         auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown) {
           if (runs.count == 0) return 0.0;
-          const bool inDouble = leavesKnown && leafArguments && kernels::foldIsExactInDouble(leaves, leaves, depth);
-          const double operationCost = inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation;
+          // A transcendental function is enclosed on intervals whatever its arguments.
+          const bool inDouble = leavesKnown && leafArguments && !ops::isTranscendental(node.op) &&
+                                kernels::foldIsExactInDouble(leaves, leaves, depth);
+          const double operationCost =
+              inDouble ? detail::operationCost<T>(0, false) : detail::kEnclosedOperation * ops::enclosureCost(node.op);
           const double whole = runs.allFinite + (1 - runs.allFinite) * std::pow(runs.finiteShare, argumentElements);
           const double finiteElements =
               ops::isPointwise(node.op) ? std::pow(runs.finiteShare, static_cast<double>(node.args.size())) : 0;

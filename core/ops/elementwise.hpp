@@ -47,6 +47,9 @@ struct OpBase {
   //! first makes it cancel. Default: nowhere.
   static constexpr std::array<std::string_view, 0> stressValues{};
   static constexpr bool stressCancellation = false;
+  //! How many times an operation of `work` costs the accuracy oracle's enclosure of the op on
+  //! intervals what a plain one does (core/graph/cost.h). Default: once.
+  static constexpr double enclosureCost = 1;
   //! What an IEEE forward may err by beyond accuracyUlps, per output element, as a tensor of
   //! bounds computed on an enclosing carrier from the arguments and the exact output `y`. Default:
   //! nothing (an empty tensor); the ops that accumulate sums state theirs.

@@ -210,6 +210,11 @@ constexpr bool stressCancellation(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::stressCancellation; });
 }
 
+//! How many plain enclosed operations one operation of the op's work costs the accuracy oracle.
+constexpr double enclosureCost(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::enclosureCost; });
+}
+
 //! Whether the op needs transcendental functions, which cost many arithmetic operations each.
 constexpr bool isTranscendental(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::needs == Requirement::transcendental; });

@@ -206,6 +206,21 @@ TEST(BudgetOptions, AnEngineInAnotherProcessCountsTheValuesItExchanges) {
   EXPECT_NE(piped.err.find("the estimated work passes the budget of 3e+05 operations"), std::string::npos) << piped.err;
 }
 
+TEST(BudgetOptions, TheAccuracyOraclesSoftmaxCostsSixtyEnclosedOperationsAnOperation) {
+  // About 150 µs an element on intervals: a [16, 1024] softmax's 16,384 elements take 2.5 s, which
+  // plain enclosed operations would put at 0.17 s.
+  std::string values;
+  for (int i = 0; i < 16 * 1024; ++i) values += (i ? ", \"" : "\"") + std::to_string(i % 7 - 3) + "\"";
+  const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-softmax.json").string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [16, 1024]}], "values": [[)" << values
+                      << R"(]], "nodes": [{"op": "softmax_last", "args": [0]}]})";
+  CommandRun run = runBounded("check " + path + " --carrier double --cases 0 --property accuracy --max-work 1e9");
+  EXPECT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("node 1 (softmax_last): the estimated work passes the budget of 1e+09 operations"),
+            std::string::npos)
+      << run.err;
+}
+
 TEST(BudgetOptions, ABudgetMustBeAPositiveNumber) {
   for (std::string option : {"--max-work -1", "--max-work 0", "--max-memory x"}) {
     CommandRun run = runBounded("grad " + source("examples/graphs/mlp.json") + " " + option);
