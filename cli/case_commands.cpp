@@ -199,7 +199,9 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
       return passes;
     };
     auto gateFor = [&](std::size_t n) {
-      const std::string fewer = n > fewest ? fmt::format(", or ask for fewer than {} --cases", n) : "";
+      const std::string fewer = n <= fewest ? ""
+                                : n == 1    ? ", or ask for --cases 0 (the file's own values alone)"
+                                            : fmt::format(", or ask for fewer than {} --cases", n);
       return budgetGate<T>(passesFor(n), budget, fewer, share)(c);
     };
     fit.cases = options.cases;

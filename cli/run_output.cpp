@@ -41,7 +41,7 @@ std::string formatTable(const std::vector<RunRow>& rows) {
     else if (std::string partly = r.run.partlyCompared(); !partly.empty())
       out += fmt::format("{} on {}: {}\n", r.property, r.carrier, partly);
   for (const RunRow& r : rows)
-    if (!r.run.measures.empty()) out += fmt::format("{} on {}, worst ulp per op (share of its budget): {}\n", r.property, r.carrier, formatMeasures(r.run.measures));
+    if (!r.run.measures.empty()) out += fmt::format("{} on {}, per op the worst ulp distance (and the largest share of its budget used, at any element): {}\n", r.property, r.carrier, formatMeasures(r.run.measures));
   return out;
 }
 

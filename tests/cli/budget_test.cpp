@@ -122,6 +122,11 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   EXPECT_NE(shared.out.find("(this carrier's share: 1/6 of what is left of --max-work); raise it with --max-work"),
             std::string::npos)
       << shared.out;
+  // One draw too many: the file's own values alone are what is left to ask for.
+  CommandRun one = runBounded(mlp + " --max-work 2e5 --cases 1");
+  EXPECT_EQ(one.status, 2) << one.out;
+  EXPECT_NE(one.err.find("raise it with --max-work, or ask for --cases 0 (the file's own values alone)"), std::string::npos)
+      << one.err;
   // When not even the file's own values fit, the carrier is refused as before.
   CommandRun tooLarge = runBounded(mlp + " --max-work 1e5");
   EXPECT_EQ(tooLarge.status, 2) << tooLarge.out;
