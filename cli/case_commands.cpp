@@ -61,24 +61,20 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
   return chosen;
 }
 
-// How many of the chosen properties are the accuracy oracle, whose enclosures the budget counts apart.
+// How many of the chosen properties are the one named (the accuracy oracle, whose enclosures the
+// budget counts apart; exact_reference).
 template <class T>
-double accuracyRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
-  return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "accuracy"; }));
+double runsOf(const std::vector<const props::NamedProperty<T>*>& chosen, std::string_view name) {
+  return static_cast<double>(std::ranges::count_if(chosen, [&](const auto* p) { return p->name == name; }));
 }
 
-// How many of the chosen properties run the reference on exact rationals (exact_reference).
+// What `draws` draws of the chosen properties cost besides their own passes: exact_reference's
+// reference on rationals, and by the engine under test the values exchanged with an engine in another
+// process, or the reverse passes in the literal dense order that a built-in engine running it is asked for.
 template <class T>
-double exactReferenceRuns(const std::vector<const props::NamedProperty<T>*>& chosen) {
-  return static_cast<double>(std::ranges::count_if(chosen, [](const auto* p) { return p->name == "exact_reference"; }));
-}
-
-// What one draw of the chosen properties costs besides their own passes, by the engine under test:
-// the values exchanged with an engine in another process, and the reverse passes in the literal dense
-// order that a built-in engine running it is asked for.
-template <class T>
-void addEngineCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
-                    const EngineSource& engine, std::size_t positions) {
+void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
+                      const EngineSource& engine, std::size_t positions) {
+  passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
     if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
     else if (p->scope == props::Scope::engine && runsTheDenseOrder(engine.name()))
@@ -108,9 +104,8 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
   const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
   auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
-    PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), accuracyRuns(chosen), 0, judging.domain);
-    passes.exactReferenceRuns = exactReferenceRuns(chosen);
-    addEngineCosts(passes, 1, chosen, source, c.graph.positionCount());
+    PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
+    addPropertyCosts(passes, 1, chosen, source, c.graph.positionCount());
     return budgetGate<T>(passes, budget)(c);
   });
   if (!loaded) return report(kUsage, loaded.error().message);
@@ -184,18 +179,17 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
                       const EngineSource& engine, gen::Domain domain, CheckFit& fit) {
   const auto chosen = chosenProperties<T>(options.property, engine.external(), domain);
   const double properties = static_cast<double>(chosen.size());
-  const double accuracy = accuracyRuns(chosen);
-  const double exact = exactReferenceRuns(chosen);
+  const double accuracy = runsOf(chosen, "accuracy");
+  const bool exact = runsOf(chosen, "exact_reference") > 0;
   return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
     // The fewest draws that check anything: exact_reference compares only values of the exact
     // domain, which a file's own rarely are.
-    const std::size_t fewest = c.inputs && exact == 0 ? 0 : 1;
+    const std::size_t fewest = c.inputs && !exact ? 0 : 1;
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
-      passes.exactReferenceRuns = draws * exact;
-      addEngineCosts(passes, draws, chosen, engine, c.graph.positionCount());
+      addPropertyCosts(passes, draws, chosen, engine, c.graph.positionCount());
       return passes;
     };
     auto gateFor = [&](std::size_t n) {
