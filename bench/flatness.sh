@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Forward time per multiply-add of the MLP workload (depth 8) at widths 16, 64, 256 and 512, for one
-# or more tapecheck binaries side by side: 5 interleaved rounds of `bench mlp --repeat 501`, the least
-# median per width, and max / min over the widths (issue 15's flatness target: at most 2).
-#   bench/flatness.sh build/tapecheck [/path/to/other/tapecheck ...]
+# or more tapecheck binaries side by side: ROUNDS (default 5) interleaved rounds of
+# `bench mlp --repeat 501`, the least median per width, and max / min over the widths (issue 15's
+# flatness target: at most 2). The least of several processes, because on this machine a whole
+# process now and then runs 50% slower than the others.
+#   [ROUNDS=N] bench/flatness.sh build/tapecheck [/path/to/other/tapecheck ...]
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: bench/flatness.sh TAPECHECK [TAPECHECK ...]" >&2; exit 2; }
-for round in 1 2 3 4 5; do
+for round in $(seq "${ROUNDS:-5}"); do
   for binary in "$@"; do
     for width in 16 64 256 512; do
       echo "$binary $("$binary" bench mlp --width "$width" --depth 8 --repeat 501)"

@@ -9,13 +9,19 @@ build=${1:-build}
 tapecheck="$build/tapecheck"
 torch="$build/torch_bench"
 have_torch() { [ -x "$torch" ]; }
+# The tcmalloc the tapecheck program links (cli/CMakeLists.txt), preloaded into libtorch's side so
+# that both allocate alike ("allocator":"tcmalloc"); empty when tapecheck was built without it.
+tcmalloc=$(ldd "$tapecheck" | awk '/libtcmalloc/ { print $3 }')
+torch_like_tapecheck() { LD_PRELOAD="$tcmalloc" "$torch" "$@"; }
 
 # Relu chain: the compiled backward against libtorch's autograd, and its peak memory.
 for n in 1000 4000 16000; do "$tapecheck" bench relu-chain --nodes "$n" --repeat 31; done
-# libtorch allocates as tapecheck's command line does ("allocator":"reuse"), and once more with
-# glibc's defaults ("glibc"), whose fresh pages per large tensor cost a page fault each here.
+# libtorch allocates as the tapecheck program does ("allocator":"tcmalloc"), as its command line
+# does under glibc ("reuse"), and with glibc's defaults ("glibc"), whose fresh pages per large
+# tensor cost a page fault each here.
 if have_torch; then
-  "$torch" relu-chain 16000 7; "$torch" relu-chain 1000 7; "$torch" --glibc-allocator relu-chain 16000 7
+  torch_like_tapecheck relu-chain 16000 7; torch_like_tapecheck relu-chain 1000 7
+  "$torch" relu-chain 16000 7; "$torch" --glibc-allocator relu-chain 16000 7
 fi
 /usr/bin/time -v "$tapecheck" bench relu-chain --nodes 16000 --repeat 3 2>&1 >/dev/null |
   awk '/Maximum resident/ {printf "{\"workload\":\"relu-chain-peak-rss\",\"nodes\":16000,\"max_rss_kib\":%s}\n", $6}'
@@ -28,7 +34,9 @@ done
 # MLP (linear + relu, depth 8): forward and backward per width, libtorch beside each.
 for width in 16 64 256 512; do
   "$tapecheck" bench mlp --width "$width" --depth 8 --repeat 21
-  if have_torch; then "$torch" mlp "$width" 8 21; "$torch" --glibc-allocator mlp "$width" 8 21; fi
+  if have_torch; then
+    torch_like_tapecheck mlp "$width" 8 21; "$torch" mlp "$width" 8 21; "$torch" --glibc-allocator mlp "$width" 8 21
+  fi
 done
 
 # Dense matrix products and loading, at sizes N and 4N (their ratio shows the growth).

@@ -5,10 +5,13 @@
 //   torch_bench [--glibc-allocator] mlp WIDTH DEPTH REPEAT
 // Built when CMake finds libtorch (Debian's libtorch-dev).
 //
-// Both sides allocate alike: tapecheck's command line keeps freed memory for reuse (cli/main.cpp),
-// and so does this program unless --glibc-allocator is given. With glibc's defaults every block
-// over 128 KiB is mapped afresh and each of its pages faults on first touch, which on this
-// machine's virtual memory costs libtorch's 256-wide MLP backward about 40 times its arithmetic.
+// Both sides can allocate alike. The tapecheck program allocates through tcmalloc (cli/CMakeLists.txt);
+// bench/run.sh preloads it here too ("allocator":"tcmalloc"). Under glibc's allocator this program
+// keeps freed memory for reuse as tapecheck's command line does under glibc (cli/main.cpp,
+// "reuse"), unless --glibc-allocator is given. With glibc's defaults every block over 128 KiB is
+// mapped afresh and each of its pages faults on first touch, which on this machine's virtual
+// memory costs libtorch's 256-wide MLP backward about 40 times its arithmetic.
+#include <dlfcn.h>
 #include <malloc.h>
 #include <torch/torch.h>
 
@@ -34,7 +37,8 @@ double median(std::vector<double> times) {
 
 const auto kDouble = torch::TensorOptions().dtype(torch::kFloat64);
 
-// How this run allocates, printed with each result: "reuse" (tapecheck's settings) or "glibc".
+// How this run allocates, printed with each result: "tcmalloc", "reuse" (glibc with tapecheck's
+// settings) or "glibc".
 const char* allocator = "reuse";
 
 // A relu chain on [4] = [-2, -0, 0.5, 3]; the backward from ones at the last node is timed.
@@ -109,7 +113,13 @@ void keepFreedMemoryForReuse() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--glibc-allocator") == 0) {
+  if (dlsym(RTLD_DEFAULT, "tc_malloc") != nullptr) {  // preloaded: glibc's settings would not apply
+    if (argc > 1 && std::strcmp(argv[1], "--glibc-allocator") == 0) {
+      std::fprintf(stderr, "torch_bench: --glibc-allocator with tcmalloc preloaded\n");
+      return 2;
+    }
+    allocator = "tcmalloc";
+  } else if (argc > 1 && std::strcmp(argv[1], "--glibc-allocator") == 0) {
     --argc, ++argv;  // glibc's defaults, as a program that does not tune its allocator runs
     allocator = "glibc";
   } else {

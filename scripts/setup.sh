@@ -3,7 +3,7 @@
 # everything is present it changes nothing and needs no network.
 set -euo pipefail
 packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev libmpfi-dev nlohmann-json3-dev
-          libcli11-dev libfmt-dev libbenchmark-dev)
+          libcli11-dev libfmt-dev libbenchmark-dev libtcmalloc-minimal4)
 # --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), and check
 # PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
 # and build the sanitized tests and the fuzzer with Clang 16 and its libFuzzer (scripts/sanitize.sh).

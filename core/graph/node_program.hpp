@@ -135,12 +135,16 @@ DomainError outgrewCeiling(const Tensor<T>& out) {
 
 }  // namespace detail
 
+// One visit of the op for its domain check and its forward (two would dispatch twice per node).
 template <class T>
 DomainError checkedForward(OpKind kind, const OpCall<T>& call, Tensor<T>& out) {
-  if (DomainError error = validateNode(kind, call)) return error;
-  if (DomainError error = detail::outgrowsCeiling(kind, call)) return error;
-  out = forwardNode(kind, call);
-  return detail::outgrewCeiling(out);
+  return ops::visitSupportedOp<T, DomainError>(kind, [&](auto op) -> DomainError {
+    using Op = decltype(op);
+    if (DomainError error = Op::validate(call)) return error;
+    if (DomainError error = detail::outgrowsCeiling(kind, call)) return error;
+    out = Op::forward(call);
+    return detail::outgrewCeiling(out);
+  });
 }
 
 template <class T>

@@ -14,12 +14,11 @@ struct Tensor {
   std::vector<T> values;
 
   Tensor() = default;
-  Tensor(Shape s, std::vector<T> v) : shape(std::move(s)), values(std::move(v)) {
+  Tensor(const Shape& s, std::vector<T> v) : shape(s), values(std::move(v)) {
     assert(values.size() == elementCount(shape));
   }
-  static Tensor filled(Shape s, const T& value) {
-    std::size_t n = elementCount(s);
-    return Tensor(std::move(s), std::vector<T>(n, value));
+  static Tensor filled(const Shape& s, const T& value) {
+    return Tensor(s, std::vector<T>(elementCount(s), value));
   }
   std::size_t size() const { return values.size(); }
   const T& operator[](std::size_t i) const { return values[i]; }
