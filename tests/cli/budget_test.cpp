@@ -135,6 +135,22 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   EXPECT_EQ(none.err.find("fewer than"), std::string::npos) << none.err;  // no fewer than 0 cases to ask for
 }
 
+// With stdout and stderr in one pipe, the refusal comes after the header the command printed first.
+TEST(BudgetOptions, ARefusalFollowsTheHeaderInOnePipe) {
+  std::string commandLine = "(";  // appended: see runTapecheck
+  commandLine.append(TAPECHECK_BINARY)
+      .append(" check ")
+      .append(source("examples/graphs/mlp.json"))
+      .append(" --carrier double --cases 0 --max-work 1e3 2>&1)");
+  CommandRun run = runCommand(commandLine);
+  EXPECT_EQ(run.status, 2) << run.out;
+  const std::size_t header = run.out.find("tapecheck check ");
+  const std::size_t refusal = run.out.find("tapecheck: check: not checked on any chosen carrier");
+  ASSERT_NE(header, std::string::npos) << run.out;
+  ASSERT_NE(refusal, std::string::npos) << run.out;
+  EXPECT_LT(header, refusal) << run.out;
+}
+
 // `show` without a saved failure evaluates and lists (linear): a 3,000-node chain fits the
 // default budget, which refuses `check` on it (the reference's dense order is quadratic).
 TEST(BudgetOptions, ShowListsALongChainThatCheckRefuses) {
