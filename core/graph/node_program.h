@@ -24,10 +24,6 @@ OpCall<T> callOf(const Graph<T>& graph, const Node<T>& node, const ArgValues<T>&
   return OpCall<T>{node.attrs, node.shape, {args.data(), args.size()}, graph.schema, data, graph.conventions};
 }
 
-//! The node's domain check on its argument values.
-template <class T>
-DomainError validateNode(OpKind kind, const OpCall<T>& call);
-
 //! The largest size (`Carrier<T>::bits`) among the tensor's values; 0 for an empty tensor. (The
 //! largest among a node's constants, `largestAttributeBits`, is in node_program.hpp.)
 template <GrowingCarrier T>

@@ -15,11 +15,6 @@ Result<Shape> inferShape(OpKind kind, const ShapeCall<T>& call) {
 }
 
 template <class T>
-DomainError validateNode(OpKind kind, const OpCall<T>& call) {
-  return ops::visitSupportedOp<T, DomainError>(kind, [&](auto op) { return decltype(op)::validate(call); });
-}
-
-template <class T>
 Tensor<T> forwardNode(OpKind kind, const OpCall<T>& call) {
   return ops::visitSupportedOp<T, Tensor<T>>(kind, [&](auto op) { return decltype(op)::forward(call); });
 }

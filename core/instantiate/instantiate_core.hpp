@@ -18,7 +18,6 @@
   template Result<void> checkSeedPack<T>(const Graph<T>&, const Pack<T>&);                                     \
   template Result<void> checkOutputSeed<T>(const Graph<T>&, std::size_t, const Tensor<T>&);                    \
   template Result<Shape> inferShape<T>(OpKind, const ShapeCall<T>&);                                           \
-  template DomainError validateNode<T>(OpKind, const OpCall<T>&);                                              \
   template Tensor<T> forwardNode<T>(OpKind, const OpCall<T>&);                                                 \
   template void nodeTerms<T>(OpKind, const OpCall<T>&, const Tensor<T>&, const Tensor<T>&, Terms<T>&);         \
   template Tensor<T> forwardAt<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, std::size_t);   \

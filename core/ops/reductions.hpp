@@ -386,6 +386,10 @@ struct MseLoss : BinaryBase, ProductDegree {
 
 // Softmax along the last axis, computed per row after subtracting the row's maximum.
 struct SoftmaxRows {
+  //! The oracle encloses a row's exps, their total and its range per element, and its terms and
+  //! their bounds from the widened forward: about 150 µs an element at 257 bits (measured on
+  //! [64, 1024]), 60 times a pointwise exp's enclosed operations.
+  static constexpr double enclosureCost = 60;
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     if (c.arg(0).empty()) return fail("needs at least one axis");
@@ -421,10 +425,7 @@ struct SoftmaxRows {
 };
 
 struct SoftmaxLast : UnaryBase {
-  //! The oracle encloses a row's exps, their total and its range per element, and its terms and
-  //! their bounds from the widened forward: about 150 µs an element at 257 bits (measured on
-  //! [64, 1024]), 60 times a pointwise exp's enclosed operations.
-  static constexpr double enclosureCost = 60;
+  static constexpr double enclosureCost = SoftmaxRows::enclosureCost;
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "softmax_last";
   //! y·(ct − Σ ct·y) over a row of n: the sum of n products rounds n times, the difference
@@ -489,10 +490,7 @@ struct SoftmaxLast : UnaryBase {
 };
 
 struct LogSoftmaxLast : UnaryBase {
-  //! The oracle encloses a row's exps, their total and its range per element, and its terms and
-  //! their bounds from the widened forward: about 150 µs an element at 257 bits (measured on
-  //! [64, 1024]), 60 times a pointwise exp's enclosed operations.
-  static constexpr double enclosureCost = 60;
+  static constexpr double enclosureCost = SoftmaxRows::enclosureCost;
   static constexpr std::string_view family = "reduction";
   static constexpr std::string_view label = "log_softmax_last";
   //! ct − exp(y)·Σct over a row of n: the sum rounds n − 1 times, exp counts as a libm call,
