@@ -143,6 +143,9 @@ struct Carrier<Interval> {
   //! operation is exact in double gives, on points, the point of the same exact value.
   static std::optional<double> exactDouble(const Interval& x) { return tc::exactDouble(x); }
   static Interval fromDouble(double d) { return Interval(Mpfi(d)); }
+  //! The narrowest interval around an exact sum of products of doubles: a fold of products of
+  //! points enclosed with one rounding (docs/semantics.md §1.13).
+  static Interval fromExactSum(const ExactProductSum::Value& sum) { return encloseExactSum(sum); }
 };
 
 //! Shared traits of the IEEE carriers: compared by bit pattern, any two NaNs equal.

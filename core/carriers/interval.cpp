@@ -96,6 +96,28 @@ Result<Interval> encloseInRange(const Rational& lo, const Rational& hi, std::str
   return x;
 }
 
+Interval encloseExactSum(const ExactProductSum::Value& sum) {
+  Interval x;
+  mpfi_ptr out = x.v.backend().data();
+  if (sum.digits.empty()) {
+    mpfi_set_ui(out, 0);
+    return x;
+  }
+  static thread_local const std::unique_ptr<__mpz_struct, void (*)(mpz_ptr)> integer = [] {
+    auto* z = new __mpz_struct;
+    mpz_init(z);
+    return std::unique_ptr<__mpz_struct, void (*)(mpz_ptr)>(z, [](mpz_ptr p) {
+      mpz_clear(p);
+      delete p;
+    });
+  }();
+  mpz_import(integer.get(), sum.digits.size(), -1, sizeof(std::uint64_t), 0, 0, sum.digits.data());
+  if (sum.negative) mpz_neg(integer.get(), integer.get());
+  mpfi_set_z(out, integer.get());  // rounded outward to the endpoints' 257 bits
+  mpfi_mul_2si(out, out, sum.exponent);
+  return x;
+}
+
 bool overlap(const Interval& a, const Interval& b) {
   return mpfr_cmp(upperOf(a), lowerOf(b)) >= 0 && mpfr_cmp(upperOf(b), lowerOf(a)) >= 0;
 }

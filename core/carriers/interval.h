@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/carriers/exact_sum.h"
 #include "core/carriers/rational.h"
 #include "core/carriers/wrapped_arithmetic.h"
 #include "core/support/result.h"
@@ -71,6 +72,10 @@ double relativeWidth(const Interval& x);
 //! The double a point interval holds exactly, or nothing (an interval that is not a point, or a
 //! point no double holds).
 std::optional<double> exactDouble(const Interval& x);
+
+//! The narrowest interval around an exact sum of products of doubles (a point when 257 bits hold
+//! it).
+Interval encloseExactSum(const ExactProductSum::Value& sum);
 
 //! Whether the exact rational q lies in x.
 bool contains(const Interval& x, const Rational& q);

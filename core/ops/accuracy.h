@@ -47,10 +47,11 @@ struct RoundingModel {
   //! Whether a bound is unbounded(): there the value is not judged at all.
   static bool promisesNothing(const T& bound) { return !(bound < unbounded()); }
   //! `bound`, or unbounded() where a partial result of magnitude up to `partial` (exact), rounded
-  //! `k` times on the way, may pass the largest finite value: it may then overflow to an infinity
-  //! (and an ∞ − ∞ to a NaN) although the exact result is finite, which no rounding bound covers.
-  T unlessOverflow(const T& bound, const T& partial, const T& k) const {
-    const T reached = (one<T>() + gamma(k)) * partial;
+  //! k times on the way (`gammaK` = gamma(k)), may pass the largest finite value: it may then
+  //! overflow to an infinity (and an ∞ − ∞ to a NaN) although the exact result is finite, which no
+  //! rounding bound covers. γ_k comes from the caller, who asks for many elements with one k.
+  T unlessOverflow(const T& bound, const T& partial, const T& gammaK) const {
+    const T reached = (one<T>() + gammaK) * partial;
     return Carrier<T>::certainlyPositive(largest - reached) ? bound : unbounded();
   }
 };
@@ -121,9 +122,9 @@ Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& mo
                    const T& partialScale = one<T>()) {
   const Tensor<T> magnitude = forwardOnAbsolute<Op>(c);
   Tensor<T> bound = roundingsBound(magnitude, k, model, products);
-  const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(k));
+  const T gamma = model.gamma(Carrier<T>::fromInt(static_cast<std::int64_t>(k)));
   for (std::size_t i = 0; i < bound.size(); ++i)
-    bound[i] = model.unlessOverflow(bound[i], magnitude[i] * partialScale, count);
+    bound[i] = model.unlessOverflow(bound[i], magnitude[i] * partialScale, gamma);
   return bound;
 }
 

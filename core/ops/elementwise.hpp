@@ -50,6 +50,14 @@ struct OpBase {
   //! How many times an operation of `work` costs the accuracy oracle's enclosure of the op on
   //! intervals what a plain one does (core/graph/cost.h). Default: once.
   static constexpr double enclosureCost = 1;
+  //! The share of the accuracy oracle's enclosure operations for the op (its forward, terms and
+  //! their error bounds) that are folds of products in the dense kernels: those take the engine's
+  //! values, points holding doubles, in double or as exact sums (kernels::foldProductsOfDoubles),
+  //! a few ns a product instead of MPFI's 400 (core/graph/cost.h). Default: none.
+  template <class T>
+  static double foldedShare(const ShapeCall<T>&) {
+    return 0;
+  }
   //! What an IEEE forward may err by beyond accuracyUlps, per output element, as a tensor of
   //! bounds computed on an enclosing carrier from the arguments and the exact output `y`. Default:
   //! nothing (an empty tensor); the ops that accumulate sums state theirs.

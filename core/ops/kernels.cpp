@@ -250,6 +250,24 @@ void DyadicRange::add(double d) {
   high = std::max(high, static_cast<long>(exponent));
 }
 
+void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, const double* y, std::size_t n,
+                         const std::function<void(std::size_t, const ExactProductSum::Value&)>& take) {
+  std::vector<DecodedDouble> rows(m * depth), columns(n * depth);  // y's columns, each contiguous
+  for (std::size_t i = 0; i < m * depth; ++i) rows[i] = DecodedDouble::of(x[i]);
+  for (std::size_t p = 0; p < depth; ++p)
+    for (std::size_t j = 0; j < n; ++j) columns[j * depth + p] = DecodedDouble::of(y[p * n + j]);
+  ExactProductSum sum;
+  ExactProductSum::Value value;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const DecodedDouble* row = rows.data() + i * depth;
+      const DecodedDouble* column = columns.data() + j * depth;
+      for (std::size_t p = 0; p < depth; ++p) sum.add(row[p], column[p]);
+      sum.takeValue(value);
+      take(i * n + j, value);
+    }
+}
+
 bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth) {
   return foldIsExactInDouble(rangeOf(x), rangeOf(y), depth);
 }

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <concepts>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -197,21 +198,45 @@ std::optional<std::vector<double>> exactDoubles(const T* x, std::size_t rows, st
   return out;
 }
 
-//! foldProducts on doubles when its every operation is exact there (foldIsExactInDouble): the
-//! same exact values as the carrier's own fold, so the same results, in the time of the IEEE
-//! kernel (on intervals, MPFI's 257-bit operations cost a hundred times more). False, with c
-//! untouched, when some operand or some partial sum is not a double.
+//! A carrier that encloses an exact sum of products of doubles in one of its values, as the
+//! interval carrier does.
+template <class T>
+concept HoldsExactSums = HoldsDoubles<T> && requires(const ExactProductSum::Value& sum) {
+  { Carrier<T>::fromExactSum(sum) } -> std::same_as<T>;
+};
+
+//! For i < m, j < n: gives `take` the output index i·n + j and the exact value of the fold over
+//! p < depth of x[i·depth + p] · y[p·n + j] (row-major [m, depth] and [depth, n] matrices of
+//! finite doubles), in increasing index order.
+void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, const double* y, std::size_t n,
+                         const std::function<void(std::size_t, const ExactProductSum::Value&)>& take);
+
+//! foldProducts on points holding doubles. Where its every operation is exact in double
+//! (foldIsExactInDouble), on doubles: the same exact values as the carrier's own fold, so the same
+//! results, in the time of the IEEE kernel (on intervals, MPFI's 257-bit operations cost a
+//! hundred times more). Elsewhere, on a carrier that HoldsExactSums, each output is its exact sum
+//! enclosed once (foldProductsExactly): the same point as the carrier's fold where that is exact,
+//! else the narrowest enclosure of the exact value, inside the fold's. False, with c untouched,
+//! when some operand is not a double, or a partial sum is not and the carrier has no exact sums.
 template <HoldsDoubles T>
-bool foldProductsInDouble(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
-                          std::size_t depth, std::size_t n, T* c) {
+bool foldProductsOfDoubles(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
+                           std::size_t depth, std::size_t n, T* c) {
   const std::optional<std::vector<double>> xs = exactDoubles(x, m, depth, xRow, xStep);
   if (!xs) return false;
   const std::optional<std::vector<double>> ys = exactDoubles(y, depth, n, n, 1);
-  if (!ys || !foldIsExactInDouble(*xs, *ys, depth)) return false;
-  std::vector<double> out(m * n, 0.0);
-  foldProductsIeee(xs->data(), depth, 1, ys->data(), m, depth, n, out.data());
-  for (std::size_t i = 0; i < m * n; ++i) c[i] = Carrier<T>::fromDouble(out[i]);
-  return true;
+  if (!ys) return false;
+  if (foldIsExactInDouble(*xs, *ys, depth)) {
+    std::vector<double> out(m * n, 0.0);
+    foldProductsIeee(xs->data(), depth, 1, ys->data(), m, depth, n, out.data());
+    for (std::size_t i = 0; i < m * n; ++i) c[i] = Carrier<T>::fromDouble(out[i]);
+    return true;
+  }
+  if constexpr (HoldsExactSums<T>) {
+    foldProductsExactly(xs->data(), m, depth, ys->data(), n,
+                        [&](std::size_t i, const ExactProductSum::Value& sum) { c[i] = Carrier<T>::fromExactSum(sum); });
+    return true;
+  }
+  return false;
 }
 
 //! out[i] = fold over l < k of rows[i·k + l] · x[l], for i < m: a row-major [m, k] matrix
@@ -221,7 +246,7 @@ template <RowSide side, class T>
 void foldRowDots(const T* rows, std::size_t m, std::size_t k, const T* x, T* out) {
   std::size_t i = 0;
   if constexpr (HoldsDoubles<T>)  // x is a [k, 1] matrix
-    if (foldProductsInDouble(rows, k, 1, x, m, k, 1, out)) return;
+    if (foldProductsOfDoubles(rows, k, 1, x, m, k, 1, out)) return;
   if constexpr (std::is_floating_point_v<T>) {
     for (; i + 4 <= m; i += 4) {
       const T* r0 = rows + i * k;
@@ -251,7 +276,7 @@ void foldProducts(const T* x, std::size_t xRow, std::size_t xStep, const T* y, s
     foldProductsIeee(x, xRow, xStep, y, m, depth, n, c);
   } else {
     if constexpr (HoldsDoubles<T>)
-      if (foldProductsInDouble(x, xRow, xStep, y, m, depth, n, c)) return;
+      if (foldProductsOfDoubles(x, xRow, xStep, y, m, depth, n, c)) return;
     for (std::size_t i = 0; i < m; ++i) {  // row i of c combines the rows of y
       T* __restrict out = c + i * n;
       std::fill(out, out + n, zero<T>());

@@ -145,6 +145,13 @@ double work(OpKind kind, const ShapeCall<T>& call, const Shape& out) {
   return visitOp(kind, [&](auto op) { return decltype(op)::work(call, out); });
 }
 
+//! The share of the accuracy oracle's enclosure of the op that folds products of doubles in the
+//! dense kernels (OpBase::foldedShare).
+template <class T>
+double foldedShare(OpKind kind, const ShapeCall<T>& call) {
+  return visitOp(kind, [&](auto op) { return decltype(op)::foldedShare(call); });
+}
+
 //! The op's accuracy budget on IEEE carriers in ulps of the exact result (OpBase::accuracyUlps).
 constexpr double accuracyUlps(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::accuracyUlps; });

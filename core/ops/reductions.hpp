@@ -140,11 +140,17 @@ struct Dot : OpBase, ProductDegree {
                               formatShape(c.arg(1))));
     return Shape{};
   }
+  //! The forward's fold runs in the kernels; the terms are products, one per element.
+  template <class T>
+  static double foldedShare(const ShapeCall<T>&) {
+    return 1.0 / 3;
+  }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
-    T acc = zero<T>();
-    for (std::size_t i = 0; i < c.arg(0).size(); ++i) acc = acc + c.arg(0)[i] * c.arg(1)[i];
-    return scalar(acc);
+    Tensor<T> out = scalar(zero<T>());  // Σ_i a[i]·b[i]: one row of a times b
+    kernels::foldRowDots<kernels::RowSide::left>(c.arg(0).values.data(), 1, c.arg(0).size(), c.arg(1).values.data(),
+                                                 out.values.data());
+    return out;
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
@@ -169,6 +175,11 @@ struct Matmul : OpBase, ProductDegree {
   template <class T>
   static double work(const ShapeCall<T>& c, const Shape& out) {
     return static_cast<double>(elementCount(out)) * static_cast<double>(c.arg(0)[1]);
+  }
+  //! Every fold runs in the kernels; a vector b's term of a is an outer product, a third of the work.
+  template <class T>
+  static double foldedShare(const ShapeCall<T>& c) {
+    return c.arg(1).size() == 2 ? 1.0 : 2.0 / 3;
   }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
@@ -273,6 +284,11 @@ struct Linear : OpBase {
   static double work(const ShapeCall<T>& c, const Shape&) {
     return static_cast<double>(elementCount(c.arg(0))) + static_cast<double>(c.arg(0)[0]);
   }
+  //! The forward's and x's term's folds run in the kernels; W's term is an outer product.
+  template <class T>
+  static double foldedShare(const ShapeCall<T>&) {
+    return 2.0 / 3;
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     const Shape& w = c.arg(0);
@@ -343,7 +359,7 @@ struct MseLoss : BinaryBase, ProductDegree {
     const T roundings = n + Carrier<T>::fromInt(4);
     const T gamma = model.gamma(roundings);
     // The sum of squares before the division is n·y.
-    return map(y, [&](const T& v) { return model.unlessOverflow(gamma * v + n * model.eta, n * v, roundings); });
+    return map(y, [&](const T& v) { return model.unlessOverflow(gamma * v + n * model.eta, n * v, gamma); });
   }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {

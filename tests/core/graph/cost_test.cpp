@@ -98,8 +98,10 @@ TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) 
   EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
 }
 
-// docs/semantics.md §4.5: the accuracy oracle's MPFI operation and its judging of one element.
+// docs/semantics.md §4.5: the accuracy oracle's MPFI operation, a product added to an exact sum, and
+// its judging of one element.
 constexpr double kEnclosed = 400;
+constexpr double kExactFold = 5;
 constexpr double kJudged = 4000;
 
 // Only the accuracy oracle's runs, on the case's own values and on draws.
@@ -107,35 +109,46 @@ PassCounts accuracyOnly(EnclosurePasses own, EnclosurePasses drawn = {}) {
   return PassCounts{.forward = 0, .backward = 0, .copies = 1, .ownValues = own, .drawnValues = drawn};
 }
 
-TEST(WorkEstimate, TheAccuracyOracleEnclosesProductsOnIntervalsUnlessTheyAreExactInDouble) {
+TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactInDouble) {
   auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
   b.add(OpKind::matmul, {0, 1}).value();
   Graph<double> g = std::move(b).build();
   const double macs = 30.0 * 40 * 50;
   const double judged = (30.0 * 40 + 40.0 * 50 + 30.0 * 50) * kJudged;  // the arguments' gradients and the output
-  // Values with long significands: every multiply-add on MPFI intervals, forward and both terms.
+  // Values with long significands: every multiply-add of the forward and both terms added to an
+  // exact sum (matmul's folds all run in the kernels, ops::foldedShare).
   const Pack<double> wide{Tensor<double>::filled({30, 40}, 0.1), Tensor<double>::filled({40, 50}, 0.3)};
-  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kEnclosed + judged);
+  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kExactFold + judged);
   // Small integers: the folds run in double (kernels::foldIsExactInDouble).
   const Pack<double> small{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8)};
   EXPECT_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kIeee + judged);
   // A graph-only file's values are unknown: counted as wide.
   EXPECT_EQ(exceedsBudget(g, static_cast<const Pack<double>*>(nullptr), {}, accuracyOnly({1}), workBudget(1))->estimate,
-            3 * macs * kEnclosed + judged);
+            3 * macs * kExactFold + judged);
   // Draws promised short are folded in double, whatever the file's own values; two runs cost twice one.
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
             2 * (3 * macs * kIeee + judged));
-  // A product of products reads values that are not leaves: on intervals again.
+  // A product of products reads values that are not leaves: as exact sums again.
   auto c = *GraphBuilder<double>::create({{30, 40}, {40, 50}, {50, 50}});
   c.add(OpKind::matmul, {0, 1}).value();
   c.add(OpKind::matmul, {3, 2}).value();
   Graph<double> chained = std::move(c).build();
   const Pack<double> smallThree{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8), filled<double>({50, 50}, 1)};
-  const double second = 3 * (30.0 * 50 * 50) * kEnclosed + (30.0 * 50 + 50.0 * 50 + 30.0 * 50) * kJudged;
+  const double second = 3 * (30.0 * 50 * 50) * kExactFold + (30.0 * 50 + 50.0 * 50 + 30.0 * 50) * kJudged;
   auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(3 * macs * kIeee + judged));
   ASSERT_TRUE(total);
   EXPECT_EQ(total->position, 4u);
   EXPECT_EQ(total->estimate, 3 * macs * kIeee + judged + second);
+  // A linear layer's term of W is an outer product on MPFI intervals: a third of its enclosure.
+  auto l = *GraphBuilder<double>::create({{30, 40}, {40}, {30}});
+  l.add(OpKind::linear, {0, 1, 2}).value();
+  Graph<double> layer = std::move(l).build();
+  const Pack<double> wideLayer{Tensor<double>::filled({30, 40}, 0.1), Tensor<double>::filled({40}, 0.3),
+                               Tensor<double>::filled({30}, 0.7)};
+  const double layerOps = 30.0 * 40 + 30;
+  const double layerJudged = (30.0 * 40 + 40 + 30 + 30) * kJudged;
+  EXPECT_DOUBLE_EQ(exceedsBudget(layer, &wideLayer, {}, accuracyOnly({1}), workBudget(1))->estimate,
+                   3 * layerOps * (2.0 / 3 * kExactFold + 1.0 / 3 * kEnclosed) + layerJudged);
 }
 
 TEST(WorkEstimate, ADrawIsJudgedWholeWhereEveryArgumentElementIsFinite) {

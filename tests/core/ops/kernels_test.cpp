@@ -232,14 +232,28 @@ TYPED_TEST(DenseKernels, SumAxisEqualsTheLiteralLoop) {
 }
 
 // On intervals, a product of point matrices whose every operation double arithmetic holds
-// exactly is folded in double (kernels::foldProductsInDouble); MPFI's fold gives the same exact
-// points. Each case states whether it takes that path, so that both paths are compared.
+// exactly is folded in double, and one of other points holding doubles as exact sums enclosed once
+// (kernels::foldProductsOfDoubles): MPFI's fold gives the same exact points where 257 bits hold
+// every partial sum. Each case states whether it folds in double, so that every path is compared.
 struct IntervalMatmul {
   std::string name;
   std::size_t m, k, n;
   std::function<tc::Interval(std::size_t)> a, b, ct;  // value of element i
   bool exactInDouble;                                    // of the forward's fold
+  bool beyond257Bits = false;  // MPFI's fold rounds: the result is the narrowest enclosure of the exact value
 };
+
+// The exact value of each of `products`' elements (all points holding doubles) enclosed once.
+Tensor<tc::Interval> enclosedExactly(const Shape& shape, std::size_t m, std::size_t depth, std::size_t n,
+                                     const std::function<tc::Interval(std::size_t, std::size_t)>& x,
+                                     const std::function<tc::Interval(std::size_t, std::size_t)>& y) {
+  auto exact = [](const tc::Interval& v) { return tc::Rational(*tc::exactDouble(v)); };
+  Tensor<tc::Rational> q = literalProducts<tc::Rational>(shape, m, depth, n, [&](auto i, auto p) { return exact(x(i, p)); },
+                                                         [&](auto p, auto j) { return exact(y(p, j)); });
+  std::vector<tc::Interval> enclosed;
+  for (const tc::Rational& v : q.values) enclosed.push_back(tc::enclose(v, v));
+  return Tensor<tc::Interval>(shape, std::move(enclosed));
+}
 
 tc::Interval point(double d) { return Carrier<tc::Interval>::fromDouble(d); }
 
@@ -261,6 +275,12 @@ TEST(DenseKernelsOnIntervals, FoldsInDoubleOnlyWhereExactAndEqualMpfisFold) {
        false},
       {"products below 2^-1074", 2, 2, 2, [&](std::size_t) { return point(std::ldexp(1.0, -600)); },
        [&](std::size_t) { return point(std::ldexp(1.0, -600)); }, one, false},
+      {"partial sums spanning 2^-2148 to 2^2047", 3, 4, 2,
+       [&](std::size_t i) { return point(i % 2 ? std::numeric_limits<double>::denorm_min() : 0.1 * (i + 1)); },
+       [&](std::size_t i) {
+         return point(i % 3 == 0 ? -std::numeric_limits<double>::max() / 8 : std::numeric_limits<double>::denorm_min());
+       },
+       [&](std::size_t i) { return point(i % 2 ? 1e-300 : -1e300); }, false, true},
   };
   for (const IntervalMatmul& c : cases) {
     auto tensor = [](const Shape& shape, const std::function<tc::Interval(std::size_t)>& at) {
@@ -279,12 +299,25 @@ TEST(DenseKernelsOnIntervals, FoldsInDoubleOnlyWhereExactAndEqualMpfisFold) {
     ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
     NodeRun<tc::Interval> run = runLastNode(std::move(b).build(), {a, y}, ct);
     const std::size_t n = c.n;
-    EXPECT_TRUE(sameValues(literalProducts<tc::Interval>(outShape, c.m, c.k, n, [&](auto i, auto l) { return a[i * c.k + l]; },
-                                                         [&](auto l, auto j) { return y[l * n + j]; }),
-                           run.value, c.name + ": forward"));
-    EXPECT_TRUE(sameValues(literalProducts<tc::Interval>({c.k, n}, c.k, c.m, n, [&](auto l, auto i) { return a[i * c.k + l]; },
-                                                         [&](auto i, auto j) { return ct[i * n + j]; }),
-                           Tensor<tc::Interval>({c.k, n}, run.terms[1].values), c.name + ": term of b (aᵀ·ct)"));
+    auto aAt = [&](std::size_t i, std::size_t l) { return a[i * c.k + l]; };
+    auto yAt = [&](std::size_t l, std::size_t j) { return y[l * n + j]; };
+    auto aTransposedAt = [&](std::size_t l, std::size_t i) { return a[i * c.k + l]; };
+    auto ctAt = [&](std::size_t i, std::size_t j) { return ct[i * n + j]; };
+    const Tensor<tc::Interval> mpfiForward = literalProducts<tc::Interval>(outShape, c.m, c.k, n, aAt, yAt);
+    const Tensor<tc::Interval> mpfiTerm = literalProducts<tc::Interval>({c.k, n}, c.k, c.m, n, aTransposedAt, ctAt);
+    const Tensor<tc::Interval> termOfB({c.k, n}, run.terms[1].values);
+    if (!c.beyond257Bits) {
+      EXPECT_TRUE(sameValues(mpfiForward, run.value, c.name + ": forward"));
+      EXPECT_TRUE(sameValues(mpfiTerm, termOfB, c.name + ": term of b (aᵀ·ct)"));
+      continue;
+    }
+    EXPECT_TRUE(sameValues(enclosedExactly(outShape, c.m, c.k, n, aAt, yAt), run.value, c.name + ": forward"));
+    EXPECT_TRUE(sameValues(enclosedExactly({c.k, n}, c.k, c.m, n, aTransposedAt, ctAt), termOfB, c.name + ": term of b"));
+    for (std::size_t i = 0; i < run.value.size(); ++i) {  // MPFI's fold is wider, and holds the exact one
+      EXPECT_FALSE(run.value[i] == mpfiForward[i]) << c.name << ": element " << i;
+      EXPECT_LE(tc::relativeWidth(run.value[i]), tc::relativeWidth(mpfiForward[i])) << c.name << ": element " << i;
+      EXPECT_TRUE(tc::overlap(run.value[i], mpfiForward[i])) << c.name << ": element " << i;
+    }
   }
 }
 
