@@ -103,17 +103,11 @@ Interval encloseExactSum(const ExactProductSum::Value& sum) {
     mpfi_set_ui(out, 0);
     return x;
   }
-  static thread_local const std::unique_ptr<__mpz_struct, void (*)(mpz_ptr)> integer = [] {
-    auto* z = new __mpz_struct;
-    mpz_init(z);
-    return std::unique_ptr<__mpz_struct, void (*)(mpz_ptr)>(z, [](mpz_ptr p) {
-      mpz_clear(p);
-      delete p;
-    });
-  }();
-  mpz_import(integer.get(), sum.digits.size(), -1, sizeof(std::uint64_t), 0, 0, sum.digits.data());
-  if (sum.negative) mpz_neg(integer.get(), integer.get());
-  mpfi_set_z(out, integer.get());  // rounded outward to the endpoints' 257 bits
+  static thread_local Integer magnitude;  // its limbs reused from one sum to the next
+  mpz_ptr z = magnitude.backend().data();
+  mpz_import(z, sum.digits.size(), -1, sizeof(std::uint64_t), 0, 0, sum.digits.data());
+  if (sum.negative) mpz_neg(z, z);
+  mpfi_set_z(out, z);  // rounded outward to the endpoints' 257 bits
   mpfi_mul_2si(out, out, sum.exponent);
   return x;
 }
