@@ -232,6 +232,58 @@ template <class T>
     for (std::size_t i = 0; i < o.m; ++i) foldOne(o, i, j);
 }
 
+// Which of `count` lines hold zeros only; line l's elements are at(l, 0), at(l, 1), ... up to
+// `length`. Lines are scanned together, element after element, until none is still all zeros.
+template <class At>
+std::vector<char> zeroLines(std::size_t count, std::size_t length, At at) {
+  std::vector<char> zero(count, 1);
+  std::size_t open = count;
+  for (std::size_t e = 0; e < length && open > 0; ++e)
+    for (std::size_t l = 0; l < count; ++l)
+      if (zero[l] && at(l, e) != 0) zero[l] = 0, --open;
+  return zero;
+}
+
+template <class T>
+bool allFinite(std::size_t rows, std::size_t cols, auto at) {
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t p = 0; p < cols; ++p)
+      if (!std::isfinite(at(i, p))) return false;
+  return true;
+}
+
+// A fold from +0 whose every product is a zero is +0: a zero times a finite value is ±0, and
+// +0 + ±0 = +0 when rounding to nearest. So where x has a row of zeros and y is finite, that row
+// of c is +0, and where y has a column of zeros and x is finite, that column is: those outputs
+// need no fold. Cotangents with such lines are common (a zero probe, a seed on one element of a
+// matrix), and the other outputs fold as one smaller product of the remaining rows and columns.
+// Inlined into each clone of foldProductsIeee, as the vectorized fold it calls must be.
+template <class T>
+[[gnu::always_inline]] inline void foldProductsSkippingZeros(const Operands<T>& o) {
+  std::vector<char> zeroRow = zeroLines(o.m, o.depth, [&](std::size_t i, std::size_t p) { return o.xAt(i, p); });
+  std::vector<char> zeroColumn = zeroLines(o.n, o.depth, [&](std::size_t j, std::size_t p) { return o.y[p * o.n + j]; });
+  const bool rowsSkip = std::ranges::find(zeroRow, 1) != zeroRow.end() &&
+                        allFinite<T>(o.depth, o.n, [&](std::size_t p, std::size_t j) { return o.y[p * o.n + j]; });
+  const bool columnsSkip = std::ranges::find(zeroColumn, 1) != zeroColumn.end() &&
+                           allFinite<T>(o.m, o.depth, [&](std::size_t i, std::size_t p) { return o.xAt(i, p); });
+  if (!rowsSkip && !columnsSkip) return foldProductsVectorized(o);
+  std::vector<std::size_t> rows, columns;
+  for (std::size_t i = 0; i < o.m; ++i)
+    if (!(rowsSkip && zeroRow[i])) rows.push_back(i);
+  for (std::size_t j = 0; j < o.n; ++j)
+    if (!(columnsSkip && zeroColumn[j])) columns.push_back(j);
+  std::fill(o.c, o.c + o.m * o.n, T(0));
+  if (rows.empty() || columns.empty()) return;
+  std::vector<T> x(rows.size() * o.depth), y(o.depth * columns.size()), c(rows.size() * columns.size());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t p = 0; p < o.depth; ++p) x[r * o.depth + p] = o.xAt(rows[r], p);
+  for (std::size_t p = 0; p < o.depth; ++p)
+    for (std::size_t q = 0; q < columns.size(); ++q) y[p * columns.size() + q] = o.y[p * o.n + columns[q]];
+  foldProductsVectorized(Operands<T>{x.data(), o.depth, 1, y.data(), rows.size(), o.depth, columns.size(), c.data()});
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t q = 0; q < columns.size(); ++q) o.c[rows[r] * o.n + columns[q]] = c[r * columns.size() + q];
+}
+
 DyadicRange rangeOf(const std::vector<double>& values) {
   DyadicRange range;
   for (double d : values) range.add(d);
@@ -294,13 +346,13 @@ bool foldIsExactInDouble(const DyadicRange& xr, const DyadicRange& yr, std::size
 [[gnu::target_clones("avx2", "default")]] void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep,
                                                                  const double* y, std::size_t m, std::size_t depth,
                                                                  std::size_t n, double* c) {
-  foldProductsVectorized(Operands<double>{x, xRow, xStep, y, m, depth, n, c});
+  foldProductsSkippingZeros(Operands<double>{x, xRow, xStep, y, m, depth, n, c});
 }
 
 [[gnu::target_clones("avx2", "default")]] void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep,
                                                                  const float* y, std::size_t m, std::size_t depth,
                                                                  std::size_t n, float* c) {
-  foldProductsVectorized(Operands<float>{x, xRow, xStep, y, m, depth, n, c});
+  foldProductsSkippingZeros(Operands<float>{x, xRow, xStep, y, m, depth, n, c});
 }
 
 }  // namespace tc::kernels

@@ -153,7 +153,8 @@ T product(const T& row, const T& other) {
 //! transpose read in place xRow = 1, xStep = m) and y is a row-major [depth, n] matrix: each
 //! output a left fold from +0 over increasing p. IEEE values go to foldProductsIeee, which keeps
 //! blocks of outputs in vector registers (IEEE multiplication commutes, so `side` only matters
-//! to the other carriers).
+//! to the other carriers) and gives +0 without folding where every product is a zero times a
+//! finite value (a row of zeros in x, a column in y).
 void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
                       std::size_t depth, std::size_t n, double* c);
 void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,

@@ -107,6 +107,27 @@ NodeRun<T> runLastNode(const Graph<T>& graph, Pack<T> context, const Tensor<T>& 
   return run;
 }
 
+//! The forward of a matmul of `a` [m, k] and `y` [k, n], and its terms on `ct` [m, n], against the
+//! literal loops.
+template <class T>
+void expectMatmulEqualsTheLiteralLoops(const Tensor<T>& a, const Tensor<T>& y, const Tensor<T>& ct,
+                                       const std::string& where) {
+  const std::size_t m = a.shape[0], k = a.shape[1], n = y.shape[1];
+  auto b = *GraphBuilder<T>::create({{m, k}, {k, n}});
+  ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
+  NodeRun<T> run = runLastNode(std::move(b).build(), {a, y}, ct);
+  EXPECT_TRUE(sameValues(literalProducts<T>({m, n}, m, k, n, [&](auto i, auto l) { return a[i * k + l]; },
+                                            [&](auto l, auto j) { return y[l * n + j]; }),
+                         run.value, where + " forward"));
+  ASSERT_EQ(run.terms.size(), 2u);
+  EXPECT_TRUE(sameValues(literalProducts<T>({m, k}, m, n, k, [&](auto i, auto j) { return ct[i * n + j]; },
+                                            [&](auto j, auto l) { return y[l * n + j]; }),
+                         run.terms[0], where + " term of a (ct·bᵀ)"));
+  EXPECT_TRUE(sameValues(literalProducts<T>({k, n}, k, m, n, [&](auto l, auto i) { return a[i * k + l]; },
+                                            [&](auto i, auto j) { return ct[i * n + j]; }),
+                         run.terms[1], where + " term of b (aᵀ·ct)"));
+}
+
 template <class T>
 class DenseKernels : public ::testing::Test {};
 using Carriers = ::testing::Types<double, float, tc::Rational>;
@@ -120,23 +141,9 @@ TYPED_TEST(DenseKernels, MatmulEqualsTheLiteralLoops) {
   for (std::size_t m : kSizes)
     for (std::size_t k : {std::size_t{1}, std::size_t{3}, std::size_t{8}, std::size_t{17}})
       for (std::size_t n : kSizes) {
-        auto b = *GraphBuilder<T>::create({{m, k}, {k, n}});
-        ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
-        Graph<T> g = std::move(b).build();
         Tensor<T> a = randomTensor<T>({m, k}, rng), y = randomTensor<T>({k, n}, rng), ct = randomTensor<T>({m, n}, rng);
-        NodeRun<T> run = runLastNode(g, {a, y}, ct);
-        const std::string where = "[" + std::to_string(m) + ", " + std::to_string(k) + "] x [" + std::to_string(k) + ", " +
-                                  std::to_string(n) + "]";
-        EXPECT_TRUE(sameValues(literalProducts<T>({m, n}, m, k, n, [&](auto i, auto l) { return a[i * k + l]; },
-                                                  [&](auto l, auto j) { return y[l * n + j]; }),
-                               run.value, where + " forward"));
-        ASSERT_EQ(run.terms.size(), 2u);
-        EXPECT_TRUE(sameValues(literalProducts<T>({m, k}, m, n, k, [&](auto i, auto j) { return ct[i * n + j]; },
-                                                  [&](auto j, auto l) { return y[l * n + j]; }),
-                               run.terms[0], where + " term of a (ct·bᵀ)"));
-        EXPECT_TRUE(sameValues(literalProducts<T>({k, n}, k, m, n, [&](auto l, auto i) { return a[i * k + l]; },
-                                                  [&](auto i, auto j) { return ct[i * n + j]; }),
-                               run.terms[1], where + " term of b (aᵀ·ct)"));
+        expectMatmulEqualsTheLiteralLoops(a, y, ct, "[" + std::to_string(m) + ", " + std::to_string(k) + "] x [" +
+                                                        std::to_string(k) + ", " + std::to_string(n) + "]");
       }
 }
 
@@ -148,23 +155,48 @@ TYPED_TEST(DenseKernels, LargeMatmulEqualsTheLiteralLoops) {
     std::mt19937_64 rng(17);
     for (auto [m, k, n] : {std::array<std::size_t, 3>{130, 300, 19}, std::array<std::size_t, 3>{5, 513, 33},
                            std::array<std::size_t, 3>{3, 300, 37}}) {
-      auto b = *GraphBuilder<T>::create({{m, k}, {k, n}});
-      ASSERT_TRUE(b.add(OpKind::matmul, {0, 1}));
-      Graph<T> g = std::move(b).build();
       Tensor<T> a = randomTensor<T>({m, k}, rng), y = randomTensor<T>({k, n}, rng), ct = randomTensor<T>({m, n}, rng);
-      NodeRun<T> run = runLastNode(g, {a, y}, ct);
-      const std::string where = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
-      EXPECT_TRUE(sameValues(literalProducts<T>({m, n}, m, k, n, [&](auto i, auto l) { return a[i * k + l]; },
-                                                [&](auto l, auto j) { return y[l * n + j]; }),
-                             run.value, where + " forward"));
-      EXPECT_TRUE(sameValues(literalProducts<T>({m, k}, m, n, k, [&](auto i, auto j) { return ct[i * n + j]; },
-                                                [&](auto j, auto l) { return y[l * n + j]; }),
-                             run.terms[0], where + " term of a"));
-      EXPECT_TRUE(sameValues(literalProducts<T>({k, n}, k, m, n, [&](auto l, auto i) { return a[i * k + l]; },
-                                                [&](auto i, auto j) { return ct[i * n + j]; }),
-                             run.terms[1], where + " term of b"));
+      expectMatmulEqualsTheLiteralLoops(a, y, ct, std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
     }
   }
+}
+
+// Zero rows of x and zero columns of y (the kernel gives +0 there without folding when the other
+// operand is finite: a zero probe, a seed on one element) with zeros of both signs; then with an
+// infinity in b and a NaN in a, where 0·∞ is a NaN and those outputs must fold as the loops do.
+template <class T>
+class IeeeKernels : public ::testing::Test {};
+using IeeeCarriers = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(IeeeKernels, IeeeCarriers);
+
+TYPED_TEST(IeeeKernels, MatmulWithLinesOfZerosEqualsTheLiteralLoops) {
+  using T = TypeParam;
+  std::mt19937_64 rng(23);
+  auto finite = [&](const Shape& shape) {
+    std::vector<T> values;
+    std::uniform_int_distribution<int> pick(-9, 9);
+    for (std::size_t i = 0; i < tc::elementCount(shape); ++i)
+      values.push_back(Carrier<T>::fromInt(pick(rng)) / Carrier<T>::fromInt(3));
+    return Tensor<T>(shape, std::move(values));
+  };
+  auto signedZero = [](std::size_t i) { return i % 2 == 0 ? tc::zero<T>() : tc::zero<T>() * Carrier<T>::fromInt(-1); };
+  for (auto [m, k, n] : {std::array<std::size_t, 3>{9, 17, 13}, std::array<std::size_t, 3>{130, 140, 19},
+                         std::array<std::size_t, 3>{2, 5, 40}})
+    for (bool special : {false, true}) {
+      Tensor<T> a = finite({m, k}), y = finite({k, n}), ct = finite({m, n});
+      for (std::size_t l = 0; l < k; ++l) a[1 * k + l] = signedZero(l);          // a row of a
+      for (std::size_t l = 0; l < k; ++l) y[l * n + n - 1] = signedZero(l + 1);  // a column of b
+      for (std::size_t j = 0; j < n; ++j) ct[0 * n + j] = signedZero(j);         // a row and a column of ct
+      for (std::size_t i = 0; i < m; ++i) ct[i * n + 2 % n] = signedZero(i);
+      if (special) y[0] = std::numeric_limits<T>::infinity(), a[m * k - 1] = std::numeric_limits<T>::quiet_NaN();
+      const std::string where = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+                                (special ? " with inf and NaN" : "");
+      expectMatmulEqualsTheLiteralLoops(a, y, ct, where);
+      Tensor<T> oneHot = Tensor<T>::filled(ct.shape, tc::zero<T>());
+      oneHot[m * n / 2] = tc::one<T>();
+      expectMatmulEqualsTheLiteralLoops(a, y, oneHot, where + " on a one-element seed");
+      expectMatmulEqualsTheLiteralLoops(a, y, Tensor<T>::filled(ct.shape, tc::zero<T>()), where + " on a zero cotangent");
+    }
 }
 
 TYPED_TEST(DenseKernels, MatrixVectorProductsEqualTheLiteralLoops) {
