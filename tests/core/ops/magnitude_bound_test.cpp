@@ -1,0 +1,87 @@
+// The magnitudes the accuracy budgets of sums of products scale with (core/ops/accuracy.h): where
+// every argument is a double, magnitudeBoundFromDoubles bounds |a|·|b| from its IEEE evaluation.
+// The bound must hold the exact magnitude at every element (round to nearest errs both ways, and
+// products below 2^-1022 err absolutely) and stay within about (1 + 2γ_k)·M + 2k·η of it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/carriers/interval.h"
+#include "core/graph/builder.h"
+#include "core/ops/library.hpp"
+#include "properties/accuracy.h"
+
+namespace {
+
+using tc::Carrier;
+using tc::Interval;
+using tc::Shape;
+using tc::Tensor;
+
+Tensor<Interval> pointsOf(const Shape& shape, const std::vector<double>& values) {
+  std::vector<Interval> points;
+  for (double d : values) points.push_back(Carrier<Interval>::fromDouble(d));
+  return Tensor<Interval>(shape, std::move(points));
+}
+
+struct Draw {
+  std::string name;
+  double scale;  // values are scale·(uniform in [-1, 1]) with random low bits: sums round in double
+};
+
+TEST(MagnitudeBound, HoldsTheExactMagnitudeOfAMatmulWithinAFactorOfAbout1Plus2GammaK) {
+  const tc::ops::RoundingModel<Interval> model = tc::props::roundingModelOf(tc::props::ieeeFormatOf<double>());
+  std::mt19937_64 rng(5);
+  constexpr std::size_t m = 6, k = 300, n = 7;
+  for (const Draw& draw : {Draw{"values near 1", 1.0}, Draw{"products below 2^-1022 (subnormal)", 1e-160}}) {
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    auto values = [&](std::size_t count) {
+      std::vector<double> out;
+      for (std::size_t i = 0; i < count; ++i) out.push_back(draw.scale * uniform(rng));
+      return out;
+    };
+    const Tensor<Interval> a = pointsOf({m, k}, values(m * k)), b = pointsOf({k, n}, values(k * n));
+    const Shape out{m, n};
+    const tc::Attrs<Interval> attrs;
+    const tc::Data<Interval> data;
+    const tc::DataSchema schema;
+    const tc::Conventions conventions;
+    const Tensor<Interval>* args[] = {&a, &b};
+    const tc::OpCall<Interval> call{attrs, out, args, schema, data, conventions};
+    const Tensor<Interval> exact = tc::ops::forwardOnAbsolute<tc::ops::Matmul>(call);
+    const std::optional<Tensor<Interval>> bound = tc::ops::magnitudeBoundFromDoubles<tc::ops::Matmul>(call, k, model);
+    ASSERT_TRUE(bound) << draw.name;
+    const Interval gamma = model.gamma(Carrier<Interval>::fromInt(k));
+    const Interval loose = Carrier<Interval>::fromInt(1) + Carrier<Interval>::fromInt(3) * gamma;
+    for (std::size_t i = 0; i < exact.size(); ++i) {
+      EXPECT_FALSE(tc::certainlyPositive(exact[i] - (*bound)[i])) << draw.name << ": element " << i;
+      EXPECT_TRUE(tc::certainlyPositive((*bound)[i] - exact[i])) << draw.name << ": element " << i;
+      EXPECT_TRUE(tc::certainlyPositive(exact[i] * loose + Carrier<Interval>::fromInt(3 * k) * model.eta - (*bound)[i]))
+          << draw.name << ": element " << i << " is bounded too loosely";
+    }
+  }
+}
+
+TEST(MagnitudeBound, IsNothingWhereAnArgumentIsNotAFiniteDoubleOrTheIeeeSumOverflows) {
+  const tc::ops::RoundingModel<Interval> model = tc::props::roundingModelOf(tc::props::ieeeFormatOf<double>());
+  const tc::Attrs<Interval> attrs;
+  const tc::Data<Interval> data;
+  const tc::DataSchema schema;
+  const tc::Conventions conventions;
+  const Shape out{1};
+  auto boundOf = [&](const Tensor<Interval>& a, const Tensor<Interval>& b) {
+    const Tensor<Interval>* args[] = {&a, &b};
+    return tc::ops::magnitudeBoundFromDoubles<tc::ops::Matmul>(tc::OpCall<Interval>{attrs, out, args, schema, data, conventions},
+                                                               2, model);
+  };
+  const Tensor<Interval> third({1, 2}, {Carrier<Interval>::fromInt(1) / Carrier<Interval>::fromInt(3), Carrier<Interval>::fromInt(1)});
+  EXPECT_FALSE(boundOf(third, pointsOf({2}, {1, 1})));
+  EXPECT_FALSE(boundOf(pointsOf({1, 2}, {1e300, 1e300}), pointsOf({2}, {1e10, 1})));  // 1e310 overflows
+  EXPECT_TRUE(boundOf(pointsOf({1, 2}, {1e300, -1e300}), pointsOf({2}, {1, 1})));
+}
+
+}  // namespace
