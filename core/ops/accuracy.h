@@ -116,41 +116,63 @@ Tensor<T> roundingsBound(Tensor<T> magnitude, std::size_t k, const RoundingModel
   return magnitude;
 }
 
-//! Where every argument of a sum of k products (dot, matmul, linear: ops without attributes) is
-//! a finite double, an upper bound of forwardOnAbsolute from Op's IEEE forward on the absolute
-//! values: M̂ sums k nonnegative terms, each product erring by u relative or η absolutely and each
-//! addition by u relative (a subnormal sum is exact), so M̂ ≥ (1 − γ_k)·M − k·η (Higham, §3.1),
-//! that is M ≤ (M̂ + k·η) / (1 − γ_k). On the interval carrier this costs an IEEE product instead of
-//! an exact one (about 3 ns a product). Nothing where some argument is not a finite double, M̂
-//! overflows, or γ_k is no bound.
-template <class Op, class T>
-std::optional<Tensor<T>> magnitudeBoundFromDoubles(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model) {
-  const T gamma = model.gamma(Carrier<T>::fromInt(static_cast<std::int64_t>(k)));
-  if (model.promisesNothing(gamma)) return std::nullopt;
-  std::vector<Tensor<double>> absolutes;
-  absolutes.reserve(c.args.size());
-  for (const Tensor<T>* arg : c.args) {
-    Tensor<double> a{arg->shape, std::vector<double>(arg->size())};
-    for (std::size_t i = 0; i < arg->size(); ++i) {
-      const std::optional<double> d = Carrier<T>::exactDouble((*arg)[i]);
-      if (!d || !std::isfinite(*d)) return std::nullopt;
-      a[i] = std::fabs(*d);
-    }
-    absolutes.push_back(std::move(a));
+//! |x| as doubles, where every element of x is a finite double (a point holding one, on the
+//! interval carrier); else nothing.
+template <kernels::HoldsDoubles T>
+std::optional<Tensor<double>> absoluteDoubles(const Tensor<T>& x) {
+  Tensor<double> out{x.shape, std::vector<double>(x.size())};
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::optional<double> d = Carrier<T>::exactDouble(x[i]);
+    if (!d || !std::isfinite(*d)) return std::nullopt;
+    out[i] = std::fabs(*d);
   }
-  ArgValues<double> pointers;
-  for (const Tensor<double>& a : absolutes) pointers.push_back(&a);
-  static const Attrs<double> noAttributes;
-  static const Data<double> noData;
-  const Tensor<double> sums = Op::forward(OpCall<double>{noAttributes, c.shape, {pointers.data(), pointers.size()},
-                                                         c.schema, noData, c.conventions});
-  const T slack = Carrier<T>::fromInt(static_cast<std::int64_t>(k)) * model.eta, shrink = one<T>() - gamma;
-  Tensor<T> bound = kernels::zeros<T>(c.shape);
+  return out;
+}
+
+//! Upper bounds of sums M of nonnegative terms from their IEEE evaluations M̂, each reached
+//! through k roundings to nearest (products erring by u relative or η absolutely, additions by u
+//! relative: a subnormal sum is exact), in any order: M̂ ≥ (1 − γ_k)·M − k·η (Higham, §3.1), so
+//! M ≤ (M̂ + k·η)/(1 − γ_k), about 1 + 2γ_k above M. Nothing where some M̂ overflowed or γ_k is
+//! no bound.
+template <class T>
+std::optional<Tensor<T>> boundsFromDoubles(const Tensor<double>& sums, std::size_t k, const RoundingModel<T>& model) {
+  const T count = Carrier<T>::fromInt(static_cast<std::int64_t>(k));
+  const T gamma = model.gamma(count);
+  if (model.promisesNothing(gamma)) return std::nullopt;
+  const T slack = count * model.eta, shrink = one<T>() - gamma;
+  Tensor<T> bound = kernels::zeros<T>(sums.shape);
   for (std::size_t i = 0; i < sums.size(); ++i) {
     if (!std::isfinite(sums[i])) return std::nullopt;
     bound[i] = (Carrier<T>::fromDouble(sums[i]) + slack) / shrink;
   }
   return bound;
+}
+
+// Op's call on doubles: the same output shape, schema and conventions, for an op without
+// attributes (no carrier's values to convert).
+template <class Op, class T>
+OpCall<double> callOnDoubles(const OpCall<T>& c, const ArgValues<double>& args) {
+  static_assert(Op::template attributes<T>.size() == 0, "an op with attributes has carrier values to convert");
+  static const Attrs<double> noAttributes;
+  static const Data<double> noData;
+  return OpCall<double>{noAttributes, c.shape, {args.data(), args.size()}, c.schema, noData, c.conventions};
+}
+
+//! The magnitude of a sum of k products (dot, matmul, linear) bounded from Op's IEEE forward on
+//! the absolute values, where every argument is a finite double (boundsFromDoubles): on the
+//! interval carrier an IEEE product instead of an exact one (about 3 ns a product). Else nothing.
+template <class Op, class T>
+std::optional<Tensor<T>> magnitudeBoundFromDoubles(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model) {
+  std::vector<Tensor<double>> absolutes;
+  absolutes.reserve(c.args.size());
+  for (const Tensor<T>* arg : c.args) {
+    std::optional<Tensor<double>> a = absoluteDoubles(*arg);
+    if (!a) return std::nullopt;
+    absolutes.push_back(std::move(*a));
+  }
+  ArgValues<double> pointers;
+  for (const Tensor<double>& a : absolutes) pointers.push_back(&a);
+  return boundsFromDoubles(Op::forward(callOnDoubles<Op>(c, pointers)), k, model);
 }
 
 //! γ_k·M + k·η per element of M = forwardOnAbsolute: a sum of k terms (rounded products when
@@ -162,7 +184,7 @@ template <class Op, class T>
 Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model, bool products,
                    const T& partialScale = one<T>()) {
   std::optional<Tensor<T>> bounded;
-  if constexpr (kernels::HoldsDoubles<T>)
+  if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0)
     if (products) bounded = magnitudeBoundFromDoubles<Op>(c, k, model);
   const Tensor<T> magnitude = bounded ? std::move(*bounded) : forwardOnAbsolute<Op>(c);
   Tensor<T> bound = roundingsBound(magnitude, k, model, products);
@@ -180,6 +202,40 @@ template <class Op, class T>
 void termsOnAbsolute(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
   Op::terms(AbsoluteCall<T>(c).call(), absolute(y), absolute(ct), out);
   for (Term<T>& term : out) term.value = absolute(term.value);
+}
+
+//! termsOnAbsolute bounded from Op's IEEE terms on the absolute values, where the op has no
+//! attributes and every argument, `y` and `ct` is a finite double: each term a sum of nonnegative
+//! values reached through `roundingsOf(arg)` roundings (boundsFromDoubles). False, with `out`
+//! untouched, elsewhere.
+template <class Op, class T, class RoundingsOf>
+bool termsOnAbsoluteFromDoubles(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct,
+                                const RoundingModel<T>& model, RoundingsOf roundingsOf, Terms<T>& out) {
+  if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0) {
+    std::vector<Tensor<double>> absolutes;
+    absolutes.reserve(c.args.size());
+    for (const Tensor<T>* arg : c.args) {
+      std::optional<Tensor<double>> a = absoluteDoubles(*arg);
+      if (!a) return false;
+      absolutes.push_back(std::move(*a));
+    }
+    std::optional<Tensor<double>> yd = absoluteDoubles(y), ctd = absoluteDoubles(ct);
+    if (!yd || !ctd) return false;
+    ArgValues<double> pointers;
+    for (const Tensor<double>& a : absolutes) pointers.push_back(&a);
+    Terms<double> sums;
+    Op::terms(callOnDoubles<Op>(c, pointers), *yd, *ctd, sums);
+    Terms<T> bounds;
+    for (const Term<double>& sum : sums) {
+      std::optional<Tensor<T>> bound = boundsFromDoubles(sum.value, roundingsOf(sum.arg), model);
+      if (!bound) return false;
+      bounds.push_back({sum.arg, std::move(*bound)});
+    }
+    out = std::move(bounds);
+    return true;
+  } else {
+    return false;
+  }
 }
 
 }  // namespace tc::ops

@@ -190,21 +190,20 @@ Terms<T> termError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const
                    const RoundingModel<T>& model) {
   return visitSupportedOp<T, Terms<T>>(kind, [&](auto op) {
     using Op = decltype(op);
+    auto roundingsOf = [&](std::size_t arg) -> std::size_t {
+      if constexpr (requires { Op::termRoundingsAt(call, std::size_t{}); }) return Op::termRoundingsAt(call, arg);
+      else return Op::termRoundings;
+    };
     Terms<T> bounds;
     if constexpr (requires { Op::termMagnitude(call, y, ct, bounds); }) {
       Op::termMagnitude(call, y, ct, bounds);
     } else if constexpr (Op::termsSum) {
-      termsOnAbsolute<Op>(call, y, ct, bounds);
+      if (!termsOnAbsoluteFromDoubles<Op>(call, y, ct, model, roundingsOf, bounds)) termsOnAbsolute<Op>(call, y, ct, bounds);
     } else {
       Op::terms(call, y, ct, bounds);
       for (Term<T>& term : bounds) term.value = absolute(term.value);
     }
-    for (Term<T>& term : bounds) {
-      std::size_t roundings = 0;
-      if constexpr (requires { Op::termRoundingsAt(call, std::size_t{}); }) roundings = Op::termRoundingsAt(call, term.arg);
-      else roundings = Op::termRoundings;
-      term.value = roundingsBound(std::move(term.value), roundings, model);
-    }
+    for (Term<T>& term : bounds) term.value = roundingsBound(std::move(term.value), roundingsOf(term.arg), model);
     return bounds;
   });
 }

@@ -1,5 +1,6 @@
 // The magnitudes the accuracy budgets of sums of products scale with (core/ops/accuracy.h): where
-// every argument is a double, magnitudeBoundFromDoubles bounds |a|·|b| from its IEEE evaluation.
+// every value is a double, magnitudeBoundFromDoubles bounds |a|·|b| from its IEEE evaluation, and
+// termsOnAbsoluteFromDoubles the terms on absolute values (|ct|·|b|ᵀ, |a|ᵀ·|ct|) from theirs.
 // The bound must hold the exact magnitude at every element (round to nearest errs both ways, and
 // products below 2^-1022 err absolutely) and stay within about (1 + 2γ_k)·M + 2k·η of it.
 #include <gtest/gtest.h>
@@ -62,6 +63,41 @@ TEST(MagnitudeBound, HoldsTheExactMagnitudeOfAMatmulWithinAFactorOfAbout1Plus2Ga
       EXPECT_TRUE(tc::certainlyPositive((*bound)[i] - exact[i])) << draw.name << ": element " << i;
       EXPECT_TRUE(tc::certainlyPositive(exact[i] * loose + Carrier<Interval>::fromInt(3 * k) * model.eta - (*bound)[i]))
           << draw.name << ": element " << i << " is bounded too loosely";
+    }
+  }
+}
+
+TEST(MagnitudeBound, BoundsTheTermsOfAMatmulOnAbsoluteValuesAboveTheirExactValues) {
+  const tc::ops::RoundingModel<Interval> model = tc::props::roundingModelOf(tc::props::ieeeFormatOf<double>());
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  constexpr std::size_t m = 5, k = 9, n = 260;  // a's term sums n products, b's m
+  auto values = [&](const Shape& shape, double scale) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < tc::elementCount(shape); ++i) out.push_back(scale * uniform(rng));
+    return pointsOf(shape, out);
+  };
+  for (double scale : {1.0, 1e-160}) {
+    const Tensor<Interval> a = values({m, k}, scale), b = values({k, n}, scale), y = values({m, n}, 1),
+                           ct = values({m, n}, scale);
+    const tc::Attrs<Interval> attrs;
+    const tc::Data<Interval> data;
+    const tc::DataSchema schema;
+    const tc::Conventions conventions;
+    const Shape out{m, n};
+    const Tensor<Interval>* args[] = {&a, &b};
+    const tc::OpCall<Interval> call{attrs, out, args, schema, data, conventions};
+    tc::Terms<Interval> exact, bounds;
+    tc::ops::termsOnAbsolute<tc::ops::Matmul>(call, y, ct, exact);
+    auto roundingsOf = [&](std::size_t arg) { return tc::ops::Matmul::termRoundingsAt(call, arg); };
+    ASSERT_TRUE(tc::ops::termsOnAbsoluteFromDoubles<tc::ops::Matmul>(call, y, ct, model, roundingsOf, bounds));
+    ASSERT_EQ(bounds.size(), exact.size());
+    for (std::size_t t = 0; t < exact.size(); ++t) {
+      ASSERT_EQ(bounds[t].arg, exact[t].arg);
+      ASSERT_EQ(bounds[t].value.shape, exact[t].value.shape);
+      for (std::size_t i = 0; i < exact[t].value.size(); ++i)
+        EXPECT_TRUE(tc::certainlyPositive(bounds[t].value[i] - exact[t].value[i]))
+            << "scale " << scale << ", term of argument " << exact[t].arg << ", element " << i;
     }
   }
 }
