@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "core/ops/kernels.h"
@@ -284,6 +286,30 @@ template <class T>
     for (std::size_t q = 0; q < columns.size(); ++q) o.c[rows[r] * o.n + columns[q]] = c[r * columns.size() + q];
 }
 
+// Calls f(begin, end) on blocks of the rows [0, m) that together cover them, on as many threads as
+// the processor has cores (at most one block per row) where the folds do `work` multiply-adds of at
+// least kThreadedWork, else once on the calling thread. Each output is computed by one call exactly
+// as alone, so the blocks change no bit; a thread that cannot start runs its block here instead.
+constexpr double kThreadedWork = 1 << 24;  // about 1 ms in double: a thread costs tens of microseconds
+
+template <class F>
+void forRowBlocks(std::size_t m, double work, F f) {
+  static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, m);
+  if (blocks <= 1) return f(std::size_t{0}, m);
+  auto begin = [&](std::size_t b) { return m * b / blocks; };
+  std::vector<std::thread> helpers;
+  for (std::size_t b = 1; b < blocks; ++b) {
+    try {
+      helpers.emplace_back(f, begin(b), begin(b + 1));
+    } catch (const std::system_error&) {
+      f(begin(b), begin(b + 1));
+    }
+  }
+  f(begin(0), begin(1));
+  for (std::thread& helper : helpers) helper.join();
+}
+
 DyadicRange rangeOf(const std::vector<double>& values) {
   DyadicRange range;
   for (double d : values) range.add(d);
@@ -308,16 +334,19 @@ void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, cons
   for (std::size_t i = 0; i < m * depth; ++i) rows[i] = DecodedDouble::of(x[i]);
   for (std::size_t p = 0; p < depth; ++p)
     for (std::size_t j = 0; j < n; ++j) columns[j * depth + p] = DecodedDouble::of(y[p * n + j]);
-  ExactProductSum sum;
-  ExactProductSum::Value value;
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) {
-      const DecodedDouble* row = rows.data() + i * depth;
-      const DecodedDouble* column = columns.data() + j * depth;
-      for (std::size_t p = 0; p < depth; ++p) sum.add(row[p], column[p]);
-      sum.takeValue(value);
-      take(i * n + j, value);
-    }
+  forRowBlocks(m, static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n),
+               [&](std::size_t begin, std::size_t end) {
+                 ExactProductSum sum;
+                 ExactProductSum::Value value;
+                 for (std::size_t i = begin; i < end; ++i)
+                   for (std::size_t j = 0; j < n; ++j) {
+                     const DecodedDouble* row = rows.data() + i * depth;
+                     const DecodedDouble* column = columns.data() + j * depth;
+                     for (std::size_t p = 0; p < depth; ++p) sum.add(row[p], column[p]);
+                     sum.takeValue(value);
+                     take(i * n + j, value);
+                   }
+               });
 }
 
 bool foldIsExactInDouble(const std::vector<double>& x, const std::vector<double>& y, std::size_t depth) {
@@ -343,16 +372,40 @@ bool foldIsExactInDouble(const DyadicRange& xr, const DyadicRange& yr, std::size
   addOuterProductVectorized(slot, left, m, right, k);
 }
 
-[[gnu::target_clones("avx2", "default")]] void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep,
-                                                                 const double* y, std::size_t m, std::size_t depth,
-                                                                 std::size_t n, double* c) {
+namespace {
+
+[[gnu::target_clones("avx2", "default")]] void foldRowsIeee(const double* x, std::size_t xRow, std::size_t xStep,
+                                                             const double* y, std::size_t m, std::size_t depth,
+                                                             std::size_t n, double* c) {
   foldProductsSkippingZeros(Operands<double>{x, xRow, xStep, y, m, depth, n, c});
 }
 
-[[gnu::target_clones("avx2", "default")]] void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep,
-                                                                 const float* y, std::size_t m, std::size_t depth,
-                                                                 std::size_t n, float* c) {
+[[gnu::target_clones("avx2", "default")]] void foldRowsIeee(const float* x, std::size_t xRow, std::size_t xStep,
+                                                             const float* y, std::size_t m, std::size_t depth,
+                                                             std::size_t n, float* c) {
   foldProductsSkippingZeros(Operands<float>{x, xRow, xStep, y, m, depth, n, c});
+}
+
+// The rows in blocks (forRowBlocks), each block a product of its own rows of x with y.
+template <class T>
+void foldRowBlocksIeee(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
+                       std::size_t depth, std::size_t n, T* c) {
+  forRowBlocks(m, static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n),
+               [&](std::size_t begin, std::size_t end) {
+                 foldRowsIeee(x + begin * xRow, xRow, xStep, y, end - begin, depth, n, c + begin * n);
+               });
+}
+
+}  // namespace
+
+void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
+                      std::size_t depth, std::size_t n, double* c) {
+  foldRowBlocksIeee(x, xRow, xStep, y, m, depth, n, c);
+}
+
+void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
+                      std::size_t depth, std::size_t n, float* c) {
+  foldRowBlocksIeee(x, xRow, xStep, y, m, depth, n, c);
 }
 
 }  // namespace tc::kernels

@@ -154,7 +154,8 @@ T product(const T& row, const T& other) {
 //! output a left fold from +0 over increasing p. IEEE values go to foldProductsIeee, which keeps
 //! blocks of outputs in vector registers (IEEE multiplication commutes, so `side` only matters
 //! to the other carriers) and gives +0 without folding where every product is a zero times a
-//! finite value (a row of zeros in x, a column in y).
+//! finite value (a row of zeros in x, a column in y). From 2^24 multiply-adds on, blocks of rows
+//! fold on as many threads as the processor has cores, each output as it would alone.
 void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
                       std::size_t depth, std::size_t n, double* c);
 void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
@@ -208,7 +209,8 @@ concept HoldsExactSums = HoldsDoubles<T> && requires(const ExactProductSum::Valu
 
 //! For i < m, j < n: gives `take` the output index i·n + j and the exact value of the fold over
 //! p < depth of x[i·depth + p] · y[p·n + j] (row-major [m, depth] and [depth, n] matrices of
-//! finite doubles), in increasing index order.
+//! finite doubles). From 2^24 products on, blocks of rows run on threads, as foldProductsIeee's:
+//! `take` is then called from several threads at once, each index once.
 void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, const double* y, std::size_t n,
                          const std::function<void(std::size_t, const ExactProductSum::Value&)>& take);
 

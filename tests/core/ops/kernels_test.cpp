@@ -354,3 +354,46 @@ TEST(DenseKernelsOnIntervals, FoldsInDoubleOnlyWhereExactAndEqualMpfisFold) {
 }
 
 }  // namespace
+
+namespace {
+
+// Products of 2^24 multiply-adds or more split their rows between threads: every output must be
+// the one the same rows give alone (in blocks of 4, too small to split), bit for bit on IEEE values
+// with specials, and as the same exact sum on doubles that no double fold holds.
+TEST(DenseKernelsOnThreads, ALargeProductSplitBetweenThreadsEqualsItsRowsAlone) {
+  constexpr std::size_t m = 258, depth = 256, n = 257;  // m·depth·n ≥ 2^24
+  std::mt19937_64 rng(31);
+  const Tensor<double> x = randomTensor<double>({m, depth}, rng), y = randomTensor<double>({depth, n}, rng);
+  std::vector<double> whole(m * n), alone(m * n);
+  tc::kernels::foldProductsIeee(x.values.data(), depth, 1, y.values.data(), m, depth, n, whole.data());
+  for (std::size_t i = 0; i < m; i += 4) {
+    const std::size_t rows = std::min<std::size_t>(4, m - i);
+    tc::kernels::foldProductsIeee(x.values.data() + i * depth, depth, 1, y.values.data(), rows, depth, n,
+                                  alone.data() + i * n);
+  }
+  for (std::size_t i = 0; i < m * n; ++i)
+    ASSERT_TRUE(Carrier<double>::same(whole[i], alone[i])) << "output " << i << ": " << whole[i] << " vs " << alone[i];
+
+  std::uniform_real_distribution<double> uniform(-1, 1);  // finite, and no fold of them is exact in double
+  std::vector<double> xs(m * depth), ys(depth * n);
+  for (double& v : xs) v = std::ldexp(uniform(rng), std::uniform_int_distribution<int>(-60, 60)(rng));
+  for (double& v : ys) v = uniform(rng);
+  auto exactly = [&](std::size_t rowBegin, std::size_t rows) {
+    std::vector<tc::ExactProductSum::Value> sums(rows * n);
+    tc::kernels::foldProductsExactly(xs.data() + rowBegin * depth, rows, depth, ys.data(), n,
+                                     [&](std::size_t i, const tc::ExactProductSum::Value& v) { sums[i] = v; });
+    return sums;
+  };
+  const std::vector<tc::ExactProductSum::Value> sums = exactly(0, m);
+  for (std::size_t i = 0; i < m; i += 4) {
+    const std::size_t rows = std::min<std::size_t>(4, m - i);
+    const std::vector<tc::ExactProductSum::Value> block = exactly(i, rows);
+    for (std::size_t o = 0; o < rows * n; ++o) {
+      const tc::ExactProductSum::Value& a = sums[i * n + o];
+      const tc::ExactProductSum::Value& b = block[o];
+      ASSERT_TRUE(a.negative == b.negative && a.digits == b.digits && a.exponent == b.exponent) << "exact output " << i * n + o;
+    }
+  }
+}
+
+}  // namespace
