@@ -10,8 +10,6 @@ namespace {
 
 mpfr_srcptr lowerOf(const Mpfi& x) { return &x.backend().data()->left; }
 mpfr_srcptr upperOf(const Mpfi& x) { return &x.backend().data()->right; }
-mpfr_ptr lowerOf(Mpfi& x) { return &x.backend().data()->left; }
-mpfr_ptr upperOf(Mpfi& x) { return &x.backend().data()->right; }
 
 Mpfi powerOfTwo(long exponent) {
   Mpfi out(1);

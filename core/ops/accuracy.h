@@ -148,31 +148,46 @@ std::optional<Tensor<T>> boundsFromDoubles(const Tensor<double>& sums, std::size
   return bound;
 }
 
-// Op's call on doubles: the same output shape, schema and conventions, for an op without
-// attributes (no carrier's values to convert).
-template <class Op, class T>
-OpCall<double> callOnDoubles(const OpCall<T>& c, const ArgValues<double>& args) {
-  static_assert(Op::template attributes<T>.size() == 0, "an op with attributes has carrier values to convert");
-  static const Attrs<double> noAttributes;
-  static const Data<double> noData;
-  return OpCall<double>{noAttributes, c.shape, {args.data(), args.size()}, c.schema, noData, c.conventions};
-}
+//! A call's arguments as absolute doubles (absoluteDoubles), for Op's call on doubles.
+class AbsoluteDoubleArgs {
+ public:
+  AbsoluteDoubleArgs(const AbsoluteDoubleArgs&) = delete;  // pointers_ point into values_
+  AbsoluteDoubleArgs() = default;
+  //! Nothing where some argument is not a finite double.
+  template <kernels::HoldsDoubles T>
+  bool assign(const OpCall<T>& c) {
+    values_.reserve(c.args.size());
+    for (const Tensor<T>* arg : c.args) {
+      std::optional<Tensor<double>> a = absoluteDoubles(*arg);
+      if (!a) return false;
+      values_.push_back(std::move(*a));
+    }
+    for (const Tensor<double>& a : values_) pointers_.push_back(&a);
+    return true;
+  }
+  //! Op's call on these values: c's output shape, schema and conventions, for an op without
+  //! attributes (no carrier's values to convert).
+  template <class Op, class T>
+  OpCall<double> callOf(const OpCall<T>& c) const {
+    static_assert(Op::template attributes<T>.size() == 0, "an op with attributes has carrier values to convert");
+    static const Attrs<double> noAttributes;
+    static const Data<double> noData;
+    return OpCall<double>{noAttributes, c.shape, {pointers_.data(), pointers_.size()}, c.schema, noData, c.conventions};
+  }
+
+ private:
+  std::vector<Tensor<double>> values_;
+  ArgValues<double> pointers_;
+};
 
 //! The magnitude of a sum of k products (dot, matmul, linear) bounded from Op's IEEE forward on
 //! the absolute values, where every argument is a finite double (boundsFromDoubles): on the
 //! interval carrier an IEEE product instead of an exact one (about 3 ns a product). Else nothing.
 template <class Op, class T>
 std::optional<Tensor<T>> magnitudeBoundFromDoubles(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model) {
-  std::vector<Tensor<double>> absolutes;
-  absolutes.reserve(c.args.size());
-  for (const Tensor<T>* arg : c.args) {
-    std::optional<Tensor<double>> a = absoluteDoubles(*arg);
-    if (!a) return std::nullopt;
-    absolutes.push_back(std::move(*a));
-  }
-  ArgValues<double> pointers;
-  for (const Tensor<double>& a : absolutes) pointers.push_back(&a);
-  return boundsFromDoubles(Op::forward(callOnDoubles<Op>(c, pointers)), k, model);
+  AbsoluteDoubleArgs args;
+  if (!args.assign(c)) return std::nullopt;
+  return boundsFromDoubles(Op::forward(args.callOf<Op>(c)), k, model);
 }
 
 //! γ_k·M + k·η per element of M = forwardOnAbsolute: a sum of k terms (rounded products when
@@ -212,19 +227,12 @@ template <class Op, class T, class RoundingsOf>
 bool termsOnAbsoluteFromDoubles(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct,
                                 const RoundingModel<T>& model, RoundingsOf roundingsOf, Terms<T>& out) {
   if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0) {
-    std::vector<Tensor<double>> absolutes;
-    absolutes.reserve(c.args.size());
-    for (const Tensor<T>* arg : c.args) {
-      std::optional<Tensor<double>> a = absoluteDoubles(*arg);
-      if (!a) return false;
-      absolutes.push_back(std::move(*a));
-    }
+    AbsoluteDoubleArgs args;
+    if (!args.assign(c)) return false;
     std::optional<Tensor<double>> yd = absoluteDoubles(y), ctd = absoluteDoubles(ct);
     if (!yd || !ctd) return false;
-    ArgValues<double> pointers;
-    for (const Tensor<double>& a : absolutes) pointers.push_back(&a);
     Terms<double> sums;
-    Op::terms(callOnDoubles<Op>(c, pointers), *yd, *ctd, sums);
+    Op::terms(args.callOf<Op>(c), *yd, *ctd, sums);
     Terms<T> bounds;
     for (const Term<double>& sum : sums) {
       std::optional<Tensor<T>> bound = boundsFromDoubles(sum.value, roundingsOf(sum.arg), model);

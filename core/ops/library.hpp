@@ -190,9 +190,11 @@ Terms<T> termError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const
                    const RoundingModel<T>& model) {
   return visitSupportedOp<T, Terms<T>>(kind, [&](auto op) {
     using Op = decltype(op);
-    auto roundingsOf = [&](std::size_t arg) -> std::size_t {
-      if constexpr (requires { Op::termRoundingsAt(call, std::size_t{}); }) return Op::termRoundingsAt(call, arg);
-      else return Op::termRoundings;
+    auto roundingsOf = [&](std::size_t arg) {
+      std::size_t roundings = 0;
+      if constexpr (requires { Op::termRoundingsAt(call, std::size_t{}); }) roundings = Op::termRoundingsAt(call, arg);
+      else roundings = Op::termRoundings;
+      return roundings;
     };
     Terms<T> bounds;
     if constexpr (requires { Op::termMagnitude(call, y, ct, bounds); }) {
