@@ -246,7 +246,6 @@ std::vector<char> zeroLines(std::size_t count, std::size_t length, At at) {
   return zero;
 }
 
-template <class T>
 bool allFinite(std::size_t rows, std::size_t cols, auto at) {
   for (std::size_t i = 0; i < rows; ++i)
     for (std::size_t p = 0; p < cols; ++p)
@@ -254,21 +253,32 @@ bool allFinite(std::size_t rows, std::size_t cols, auto at) {
   return true;
 }
 
+}  // namespace
+
+// The vectorized fold alone, cloned per instruction set (the code it inlines must be compiled in
+// each clone). Defined below; external, because a clone of a function internal to this file lost
+// the library code it inlines under clang.
+void foldVectorizedIeee(const double* x, std::size_t xRow, std::size_t xStep, const double* y, std::size_t m,
+                        std::size_t depth, std::size_t n, double* c);
+void foldVectorizedIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
+                        std::size_t depth, std::size_t n, float* c);
+
+namespace {
+
 // A fold from +0 whose every product is a zero is +0: a zero times a finite value is ±0, and
 // +0 + ±0 = +0 when rounding to nearest. So where x has a row of zeros and y is finite, that row
 // of c is +0, and where y has a column of zeros and x is finite, that column is: those outputs
 // need no fold. Cotangents with such lines are common (a zero probe, a seed on one element of a
 // matrix), and the other outputs fold as one smaller product of the remaining rows and columns.
-// Inlined into each clone of foldProductsIeee, as the vectorized fold it calls must be.
 template <class T>
-[[gnu::always_inline]] inline void foldProductsSkippingZeros(const Operands<T>& o) {
+void foldProductsSkippingZeros(const Operands<T>& o) {
   std::vector<char> zeroRow = zeroLines(o.m, o.depth, [&](std::size_t i, std::size_t p) { return o.xAt(i, p); });
   std::vector<char> zeroColumn = zeroLines(o.n, o.depth, [&](std::size_t j, std::size_t p) { return o.y[p * o.n + j]; });
   const bool rowsSkip = std::ranges::find(zeroRow, 1) != zeroRow.end() &&
-                        allFinite<T>(o.depth, o.n, [&](std::size_t p, std::size_t j) { return o.y[p * o.n + j]; });
+                        allFinite(o.depth, o.n, [&](std::size_t p, std::size_t j) { return o.y[p * o.n + j]; });
   const bool columnsSkip = std::ranges::find(zeroColumn, 1) != zeroColumn.end() &&
-                           allFinite<T>(o.m, o.depth, [&](std::size_t i, std::size_t p) { return o.xAt(i, p); });
-  if (!rowsSkip && !columnsSkip) return foldProductsVectorized(o);
+                           allFinite(o.m, o.depth, [&](std::size_t i, std::size_t p) { return o.xAt(i, p); });
+  if (!rowsSkip && !columnsSkip) return foldVectorizedIeee(o.x, o.xRow, o.xStep, o.y, o.m, o.depth, o.n, o.c);
   std::vector<std::size_t> rows, columns;
   for (std::size_t i = 0; i < o.m; ++i)
     if (!(rowsSkip && zeroRow[i])) rows.push_back(i);
@@ -281,7 +291,7 @@ template <class T>
     for (std::size_t p = 0; p < o.depth; ++p) x[r * o.depth + p] = o.xAt(rows[r], p);
   for (std::size_t p = 0; p < o.depth; ++p)
     for (std::size_t q = 0; q < columns.size(); ++q) y[p * columns.size() + q] = o.y[p * o.n + columns[q]];
-  foldProductsVectorized(Operands<T>{x.data(), o.depth, 1, y.data(), rows.size(), o.depth, columns.size(), c.data()});
+  foldVectorizedIeee(x.data(), o.depth, 1, y.data(), rows.size(), o.depth, columns.size(), c.data());
   for (std::size_t r = 0; r < rows.size(); ++r)
     for (std::size_t q = 0; q < columns.size(); ++q) o.c[rows[r] * o.n + columns[q]] = c[r * columns.size() + q];
 }
@@ -372,19 +382,19 @@ bool foldIsExactInDouble(const DyadicRange& xr, const DyadicRange& yr, std::size
   addOuterProductVectorized(slot, left, m, right, k);
 }
 
+[[gnu::target_clones("avx2", "default")]] void foldVectorizedIeee(const double* x, std::size_t xRow, std::size_t xStep,
+                                                                   const double* y, std::size_t m, std::size_t depth,
+                                                                   std::size_t n, double* c) {
+  foldProductsVectorized(Operands<double>{x, xRow, xStep, y, m, depth, n, c});
+}
+
+[[gnu::target_clones("avx2", "default")]] void foldVectorizedIeee(const float* x, std::size_t xRow, std::size_t xStep,
+                                                                   const float* y, std::size_t m, std::size_t depth,
+                                                                   std::size_t n, float* c) {
+  foldProductsVectorized(Operands<float>{x, xRow, xStep, y, m, depth, n, c});
+}
+
 namespace {
-
-[[gnu::target_clones("avx2", "default")]] void foldRowsIeee(const double* x, std::size_t xRow, std::size_t xStep,
-                                                             const double* y, std::size_t m, std::size_t depth,
-                                                             std::size_t n, double* c) {
-  foldProductsSkippingZeros(Operands<double>{x, xRow, xStep, y, m, depth, n, c});
-}
-
-[[gnu::target_clones("avx2", "default")]] void foldRowsIeee(const float* x, std::size_t xRow, std::size_t xStep,
-                                                             const float* y, std::size_t m, std::size_t depth,
-                                                             std::size_t n, float* c) {
-  foldProductsSkippingZeros(Operands<float>{x, xRow, xStep, y, m, depth, n, c});
-}
 
 // The rows in blocks (forRowBlocks), each block a product of its own rows of x with y.
 template <class T>
@@ -392,7 +402,7 @@ void foldRowBlocksIeee(const T* x, std::size_t xRow, std::size_t xStep, const T*
                        std::size_t depth, std::size_t n, T* c) {
   forRowBlocks(m, static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n),
                [&](std::size_t begin, std::size_t end) {
-                 foldRowsIeee(x + begin * xRow, xRow, xStep, y, end - begin, depth, n, c + begin * n);
+                 foldProductsSkippingZeros(Operands<T>{x + begin * xRow, xRow, xStep, y, end - begin, depth, n, c + begin * n});
                });
 }
 
