@@ -5,6 +5,7 @@
 // products below 2^-1022 err absolutely) and stay within about (1 + 2γ_k)·M + 2k·η of it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -29,6 +30,22 @@ Tensor<Interval> pointsOf(const Shape& shape, const std::vector<double>& values)
   return Tensor<Interval>(shape, std::move(points));
 }
 
+// A matmul's call on a and b, with output shape `out` and no attributes, data or conventions.
+class MatmulCall {
+ public:
+  MatmulCall(const Tensor<Interval>& a, const Tensor<Interval>& b, Shape out) : out_(std::move(out)), args_{&a, &b} {}
+  MatmulCall(const MatmulCall&) = delete;  // the call points into this object
+  tc::OpCall<Interval> call() const { return {attrs_, out_, args_, schema_, data_, conventions_}; }
+
+ private:
+  tc::Attrs<Interval> attrs_;
+  tc::Data<Interval> data_;
+  tc::DataSchema schema_;
+  tc::Conventions conventions_;
+  Shape out_;
+  std::array<const Tensor<Interval>*, 2> args_;
+};
+
 struct Draw {
   std::string name;
   double scale;  // values are scale·(uniform in [-1, 1]) with random low bits: sums round in double
@@ -46,13 +63,8 @@ TEST(MagnitudeBound, HoldsTheExactMagnitudeOfAMatmulWithinAFactorOfAbout1Plus2Ga
       return out;
     };
     const Tensor<Interval> a = pointsOf({m, k}, values(m * k)), b = pointsOf({k, n}, values(k * n));
-    const Shape out{m, n};
-    const tc::Attrs<Interval> attrs;
-    const tc::Data<Interval> data;
-    const tc::DataSchema schema;
-    const tc::Conventions conventions;
-    const Tensor<Interval>* args[] = {&a, &b};
-    const tc::OpCall<Interval> call{attrs, out, args, schema, data, conventions};
+    const MatmulCall matmul(a, b, {m, n});
+    const tc::OpCall<Interval> call = matmul.call();
     const Tensor<Interval> exact = tc::ops::forwardOnAbsolute<tc::ops::Matmul>(call);
     const std::optional<Tensor<Interval>> bound = tc::ops::magnitudeBoundFromDoubles<tc::ops::Matmul>(call, k, model);
     ASSERT_TRUE(bound) << draw.name;
@@ -80,13 +92,8 @@ TEST(MagnitudeBound, BoundsTheTermsOfAMatmulOnAbsoluteValuesAboveTheirExactValue
   for (double scale : {1.0, 1e-160}) {
     const Tensor<Interval> a = values({m, k}, scale), b = values({k, n}, scale), y = values({m, n}, 1),
                            ct = values({m, n}, scale);
-    const tc::Attrs<Interval> attrs;
-    const tc::Data<Interval> data;
-    const tc::DataSchema schema;
-    const tc::Conventions conventions;
-    const Shape out{m, n};
-    const Tensor<Interval>* args[] = {&a, &b};
-    const tc::OpCall<Interval> call{attrs, out, args, schema, data, conventions};
+    const MatmulCall matmul(a, b, {m, n});
+    const tc::OpCall<Interval> call = matmul.call();
     tc::Terms<Interval> exact, bounds;
     tc::ops::termsOnAbsolute<tc::ops::Matmul>(call, y, ct, exact);
     auto roundingsOf = [&](std::size_t arg) { return tc::ops::Matmul::termRoundingsAt(call, arg); };
@@ -104,15 +111,8 @@ TEST(MagnitudeBound, BoundsTheTermsOfAMatmulOnAbsoluteValuesAboveTheirExactValue
 
 TEST(MagnitudeBound, IsNothingWhereAnArgumentIsNotAFiniteDoubleOrTheIeeeSumOverflows) {
   const tc::ops::RoundingModel<Interval> model = tc::props::roundingModelOf(tc::props::ieeeFormatOf<double>());
-  const tc::Attrs<Interval> attrs;
-  const tc::Data<Interval> data;
-  const tc::DataSchema schema;
-  const tc::Conventions conventions;
-  const Shape out{1};
   auto boundOf = [&](const Tensor<Interval>& a, const Tensor<Interval>& b) {
-    const Tensor<Interval>* args[] = {&a, &b};
-    return tc::ops::magnitudeBoundFromDoubles<tc::ops::Matmul>(tc::OpCall<Interval>{attrs, out, args, schema, data, conventions},
-                                                               2, model);
+    return tc::ops::magnitudeBoundFromDoubles<tc::ops::Matmul>(MatmulCall(a, b, {1}).call(), 2, model);
   };
   const Tensor<Interval> third({1, 2}, {Carrier<Interval>::fromInt(1) / Carrier<Interval>::fromInt(3), Carrier<Interval>::fromInt(1)});
   EXPECT_FALSE(boundOf(third, pointsOf({2}, {1, 1})));
