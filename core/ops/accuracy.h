@@ -209,30 +209,30 @@ Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& mo
   return bound;
 }
 
-//! Op's terms on the absolute values of its arguments, output and cotangent, made absolute:
-//! |ct|·|B|ᵀ for a product's, Σ|ct| for a broadcast's — the magnitude the rounding error of a
-//! term that sums products scales with (Higham, §3.1). Only for terms without subtraction or
-//! branches on the sign of a value.
+//! Op's terms on the absolute values of its arguments and cotangent, made absolute: |ct|·|B|ᵀ for
+//! a product's, Σ|ct| for a broadcast's — the magnitude the rounding error of a term that sums
+//! products scales with (Higham, §3.1). Only for terms without subtraction or branches on the
+//! sign of a value, which do not read the op's output (OpBase::termsSum): none is passed.
 template <class Op, class T>
-void termsOnAbsolute(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-  Op::terms(AbsoluteCall<T>(c).call(), absolute(y), absolute(ct), out);
+void termsOnAbsolute(const OpCall<T>& c, const Tensor<T>& ct, Terms<T>& out) {
+  Op::terms(AbsoluteCall<T>(c).call(), Tensor<T>{}, absolute(ct), out);
   for (Term<T>& term : out) term.value = absolute(term.value);
 }
 
 //! termsOnAbsolute bounded from Op's IEEE terms on the absolute values, where the op has no
-//! attributes and every argument, `y` and `ct` is a finite double: each term a sum of nonnegative
+//! attributes and every argument and `ct` is a finite double: each term a sum of nonnegative
 //! values reached through `roundingsOf(arg)` roundings (boundsFromDoubles). False, with `out`
 //! untouched, elsewhere.
 template <class Op, class T, class RoundingsOf>
-bool termsOnAbsoluteFromDoubles(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct,
-                                const RoundingModel<T>& model, RoundingsOf roundingsOf, Terms<T>& out) {
+bool termsOnAbsoluteFromDoubles(const OpCall<T>& c, const Tensor<T>& ct, const RoundingModel<T>& model,
+                                RoundingsOf roundingsOf, Terms<T>& out) {
   if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0) {
     AbsoluteDoubleArgs args;
     if (!args.assign(c)) return false;
-    std::optional<Tensor<double>> yd = absoluteDoubles(y), ctd = absoluteDoubles(ct);
-    if (!yd || !ctd) return false;
+    std::optional<Tensor<double>> ctd = absoluteDoubles(ct);
+    if (!ctd) return false;
     Terms<double> sums;
-    Op::terms(args.callOf<Op>(c), *yd, *ctd, sums);
+    Op::terms(args.callOf<Op>(c), Tensor<double>{}, *ctd, sums);
     Terms<T> bounds;
     for (const Term<double>& sum : sums) {
       std::optional<Tensor<T>> bound = boundsFromDoubles(sum.value, roundingsOf(sum.arg), model);

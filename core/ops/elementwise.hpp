@@ -74,7 +74,9 @@ struct OpBase {
   //! spares the dense pass a temporary as large as that argument. Default: no.
   static constexpr bool addsTermsInPlace = false;
   //! Whether its terms sum products or copies, so that their rounding scales with the terms on
-  //! absolute values (`termsOnAbsolute`) rather than with their own magnitude. Default: no.
+  //! absolute values (`termsOnAbsolute`) rather than with their own magnitude. Such terms read
+  //! the arguments and the cotangent only, never the output (the accuracy oracle's output is an
+  //! interval of the reals within budget, not a point its IEEE path could take). Default: no.
   static constexpr bool termsSum = false;
   //! The multiplicative degree of the output as a polynomial in the graph's leaves, given the
   //! arguments' degrees: how fast exact values can grow. Default: the largest argument's.

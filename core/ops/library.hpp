@@ -200,7 +200,7 @@ Terms<T> termError(OpKind kind, const OpCall<T>& call, const Tensor<T>& y, const
     if constexpr (requires { Op::termMagnitude(call, y, ct, bounds); }) {
       Op::termMagnitude(call, y, ct, bounds);
     } else if constexpr (Op::termsSum) {
-      if (!termsOnAbsoluteFromDoubles<Op>(call, y, ct, model, roundingsOf, bounds)) termsOnAbsolute<Op>(call, y, ct, bounds);
+      if (!termsOnAbsoluteFromDoubles<Op>(call, ct, model, roundingsOf, bounds)) termsOnAbsolute<Op>(call, ct, bounds);
     } else {
       Op::terms(call, y, ct, bounds);
       for (Term<T>& term : bounds) term.value = absolute(term.value);
