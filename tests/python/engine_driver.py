@@ -32,9 +32,11 @@ def engine_environment() -> dict:
 class EngineProcess:
     """One engine child process speaking the protocol on its standard input and output."""
 
-    def __init__(self, script: Path, *args: str):
+    def __init__(self, script: Path | None, *args: str, command: list[str] | None = None):
+        """A Python engine `script` with `args`, or, without a script, the program `command`."""
+        argv = [sys.executable, str(script), *args] if script is not None else command
         self.process = subprocess.Popen(
-            [sys.executable, str(script), *args], cwd=REPO, env=engine_environment(),
+            argv, cwd=REPO, env=engine_environment(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines: queue.Queue = queue.Queue()
         self.stderr: list[bytes] = []
