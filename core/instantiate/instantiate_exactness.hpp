@@ -5,4 +5,5 @@
 
 #define TAPECHECK_INSTANTIATE_EXACTNESS(T)   \
   template class OpaqueRegistry<GridBound<T>>; \
+  template Result<void> spec::checkOpsInExactDomain<T>(const Graph<T>&); \
   template Result<void> spec::checkExactDomain<T>(const Graph<T>&, const Pack<T>&, const Data<T>&, const Pack<T>&);

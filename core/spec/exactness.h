@@ -22,6 +22,13 @@ namespace tc::spec {
 //! position names the value (", value 2"). The sign of an exact zero is not tracked: it is the
 //! same in every order and grouping of the same sums and products, not when an engine drops +0
 //! summands or multiplies products out over sums (docs/semantics.md §1.12).
+//! The first of checkExactDomain's checks, which depends on the graph alone: every op is one the
+//! exact domain has (GridBound<T> runs it; not the transcendental ones) and every opaque program
+//! has a GridBound<T> definition. A failure ("node 2 (exp): not in the exact domain: needs
+//! transcendental functions") holds for every case of the graph.
+template <class T>
+Result<void> checkOpsInExactDomain(const Graph<T>& graph);
+
 template <class T>
 Result<void> checkExactDomain(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data, const Pack<T>& seeds);
 

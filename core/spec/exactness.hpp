@@ -24,22 +24,6 @@ inline std::string valueAt(std::size_t size, std::size_t i) {
   return size > 1 ? fmt::format(", value {}", i) : std::string();
 }
 
-// The ops the exact domain lacks: those GridBound<T> cannot run (the transcendental ones) and
-// opaque programs registered without a GridBound<T> definition.
-template <class T>
-Result<void> checkOpsInDomain(const Graph<T>& graph) {
-  using G = GridBound<T>;
-  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
-    const Node<T>& node = graph.nodeAt(p);
-    Requirement needs = ops::requirement(node.op, node.attrs);
-    if (!satisfies(Carrier<G>::caps, needs))
-      return fail(fmt::format("{}: not in the exact domain: needs {}", describeNode(graph, p), requirementName(needs)));
-    if (node.attrs.opaque && !OpaqueRegistry<G>::instance().find(node.attrs.opaque->name))
-      return fail(describeNode(graph, p) + ": not in the exact domain: the opaque program has no exact-domain definition");
-  }
-  return {};
-}
-
 // "<what> value 2 is nan, not finite" for the first value of `x` that is inf or NaN.
 template <class T>
 Result<void> checkFinite(const std::vector<T>& values, const std::string& what) {
@@ -131,12 +115,26 @@ Error locateBackward(const Graph<GridBound<T>>& graph, const Context<GridBound<T
 }  // namespace detail
 
 template <class T>
+Result<void> checkOpsInExactDomain(const Graph<T>& graph) {
+  using G = GridBound<T>;
+  for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
+    const Node<T>& node = graph.nodeAt(p);
+    Requirement needs = ops::requirement(node.op, node.attrs);
+    if (!satisfies(Carrier<G>::caps, needs))
+      return fail(fmt::format("{}: not in the exact domain: needs {}", describeNode(graph, p), requirementName(needs)));
+    if (node.attrs.opaque && !OpaqueRegistry<G>::instance().find(node.attrs.opaque->name))
+      return fail(describeNode(graph, p) + ": not in the exact domain: the opaque program has no exact-domain definition");
+  }
+  return {};
+}
+
+template <class T>
 Result<void> checkExactDomain(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data, const Pack<T>& seeds) {
   using G = GridBound<T>;
   if (auto ok = checkInputs(graph, inputs); !ok) return ok;
   if (auto ok = checkData(graph, data); !ok) return ok;
   if (auto ok = checkSeedPack(graph, seeds); !ok) return ok;
-  if (auto ok = detail::checkOpsInDomain(graph); !ok) return ok;
+  if (auto ok = checkOpsInExactDomain(graph); !ok) return ok;
   if (auto ok = detail::checkLeavesFinite(graph, inputs, data, seeds); !ok) return ok;
   auto lift = [](const T& v) { return G::lift(v); };
   const Graph<G> lifted = mapGraph<G>(graph, lift);
