@@ -132,12 +132,25 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   }
   // On IEEE carriers, the range of the case's own finite leaf values: where it is narrow, the
   // accuracy oracle's folds of products of leaves run in double (kernels::foldIsExactInDouble).
+  // The same on a carrier holding exact sums (intervals), for its own folds of inputs that are
+  // points holding doubles (kernels::foldProductsOfDoubles).
   kernels::DyadicRange ownLeaves;
   const bool ownValuesKnown = inputs != nullptr;
   if constexpr (std::is_floating_point_v<T>)
     detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
       if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
     });
+  std::vector<bool> inputHoldsDoubles(graph.inputs.size(), false);
+  if constexpr (kernels::HoldsExactSums<T>) {
+    detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
+      if (const std::optional<double> d = Carrier<T>::exactDouble(x); d && std::isfinite(*d)) ownLeaves.add(*d);
+    });
+    for (std::size_t i = 0; inputs && i < inputs->size(); ++i)
+      inputHoldsDoubles[i] = std::ranges::all_of((*inputs)[i].values, [](const T& x) {
+        const std::optional<double> d = Carrier<T>::exactDouble(x);
+        return d && std::isfinite(*d);
+      });
+  }
   // The small dyadic values of a draw that `shortValues` promises: within [2^-8, 2^8].
   kernels::DyadicRange drawnLeaves;
   drawnLeaves.add(0x1p-8), drawnLeaves.add(0x1p8 - 0x1p-8);
@@ -173,9 +186,25 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       }
       const ShapeCall<T> call{node.attrs, {argShapes.data(), argShapes.size()}, graph.schema};
       const double operations = ops::work(node.op, call, node.shape);
+      std::size_t depth = 1;  // a bound on a fold's length: the largest dimension read
+      for (std::size_t a : node.args)
+        for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
+      double forwardCost = detail::operationCost<T>(bits, ops::isTranscendental(node.op)), termCost = forwardCost;
+      if constexpr (kernels::HoldsExactSums<T>) {
+        // Folds of products of inputs holding doubles: in double where every step is exact, else as
+        // exact sums; the terms' folds read a cotangent not known here, so count exact sums.
+        const bool argumentsHoldDoubles = !node.args.empty() && std::ranges::all_of(node.args, [&](std::size_t a) {
+          return graph.isInput(a) && inputHoldsDoubles[a];
+        });
+        if (argumentsHoldDoubles) {
+          const double folded = ops::foldedShare(node.op, call), rest = (1 - folded) * forwardCost;
+          const bool inDouble = kernels::foldIsExactInDouble(ownLeaves, ownLeaves, depth);
+          forwardCost = folded * (inDouble ? detail::operationCost<double>(0, false) : detail::kExactFoldProduct) + rest;
+          termCost = folded * detail::kExactFoldProduct + rest;
+        }
+      }
       // A reverse pass forms about two operations per forward one (a term per argument).
-      work += operations * detail::operationCost<T>(bits, ops::isTranscendental(node.op)) *
-              (passes.forward + 2 * passes.backward);
+      work += operations * (forwardCost * passes.forward + termCost * 2 * passes.backward);
       work += passes.dense * earlier;
       work += passes.exactReferenceRuns *
               (operations * detail::exactOperationCost(degrees[p] * detail::kExactDomainLeafBits) * 3 + earlierExact);
@@ -188,11 +217,9 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         // folds of products run in double where the arguments are leaves (degree 1) in a range
         // whose products and sums are exact in double.
         double argumentElements = 0;
-        std::size_t depth = 1;  // a bound on the fold's length: the largest dimension read
         bool leafArguments = true;
         for (std::size_t a : node.args) {
           argumentElements += static_cast<double>(elementCount(graph.shapeAt(a)));
-          for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
           leafArguments = leafArguments && degrees[a] == 1;
         }
         // A node is judged whole where every element of its arguments is finite; else a pointwise

@@ -177,12 +177,27 @@ TEST(WorkEstimate, APointwiseOpsDrawIsJudgedOnTheElementsWhoseArgumentsAreFinite
                    all * whole + (1 - all) * 0.99 * 0.99 * (operations * kEnclosed + 1000 * kJudged));
 }
 
-TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakes) {
+TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakesUnlessItFoldsInputsHoldingDoubles) {
   auto b = *GraphBuilder<Interval>::create({{30, 40}, {40, 50}});
   b.add(OpKind::matmul, {0, 1}).value();
   Graph<Interval> g = std::move(b).build();
-  const Pack<Interval> inputs{filled<Interval>({30, 40}, 1), filled<Interval>({40, 50}, 1)};
-  EXPECT_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, 30.0 * 40 * 50 * kEnclosed);
+  const double macs = 30.0 * 40 * 50;
+  const PassCounts forwardAndBackward{.forward = 1, .backward = 1, .copies = 1};
+  auto estimate = [&](const Pack<Interval>& inputs, const PassCounts& passes) {
+    return exceedsBudget(g, &inputs, {}, passes, workBudget(1))->estimate;
+  };
+  // 1/3 is no double: MPFI's operations, forward and terms.
+  const Interval third = Carrier<Interval>::fromInt(1) / Carrier<Interval>::fromInt(3);
+  const Pack<Interval> thirds{Tensor<Interval>::filled({30, 40}, third), filled<Interval>({40, 50}, 1)};
+  EXPECT_EQ(estimate(thirds, forwardAndBackward), macs * kEnclosed * 3);
+  // Small integers: the forward folds in double; the terms (their cotangent unknown) as exact sums.
+  const Pack<Interval> small{filled<Interval>({30, 40}, 1), filled<Interval>({40, 50}, -8)};
+  EXPECT_EQ(estimate(small, kForwardOnly), macs * kIeee);
+  EXPECT_EQ(estimate(small, forwardAndBackward), macs * (kIeee + 2 * kExactFold));
+  // Doubles with long significands: exact sums.
+  const Pack<Interval> wide{Tensor<Interval>::filled({30, 40}, Carrier<Interval>::fromDouble(0.1)),
+                            filled<Interval>({40, 50}, 3)};
+  EXPECT_EQ(estimate(wide, kForwardOnly), macs * kExactFold);
 }
 
 TEST(SizeEstimate, ConstantsAreLeavesToo) {
