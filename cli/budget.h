@@ -5,8 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <concepts>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <string_view>
+#include <vector>
 
 #include "core/graph/cost.h"
 #include "core/io/case_file.h"
@@ -66,6 +71,50 @@ inline double exchangedPacks(std::string_view property, std::size_t positions) {
   if (property == "determinism") return 4 + static_cast<double>(std::min(positions, props::kInterleavedPasses));
   if (property == "accuracy") return 8;
   return 2;
+}
+
+//! literal_reader's reading (docs/semantics.md §4.5): it writes each distinct value of a case in
+//! about ten forms and reads each back three ways. On a case's own values, about 15 µs a distinct
+//! full-precision double (measured: 3.75 s for the 263,000 distinct weights of a width-256 MLP file,
+//! whose exact decimals run to 60 digits); on a draw, whose values repeat, about 150 ns an element
+//! of its inputs and seeds (30 ms a draw of that file).
+inline constexpr double kReadOwnValue = 15000, kReadDrawnElement = 150;
+
+//! The distinct values among a case's inputs and data (by bit pattern on IEEE carriers, as
+//! literal_reader tells them apart); on a carrier without an order, all of them.
+template <class T>
+double distinctLeafValues(const Case<T>& c) {
+  std::vector<const T*> values;
+  auto add = [&](const Tensor<T>& t) {
+    for (const T& x : t.values) values.push_back(&x);
+  };
+  if (c.inputs)
+    for (const Tensor<T>& t : *c.inputs) add(t);
+  for (const auto& [key, t] : c.data) add(t);
+  if constexpr (std::is_floating_point_v<T>) {
+    using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+    std::vector<Bits> patterns;
+    patterns.reserve(values.size());
+    for (const T* x : values) patterns.push_back(std::bit_cast<Bits>(*x));
+    std::ranges::sort(patterns);
+    return static_cast<double>(patterns.size() - std::ranges::unique(patterns).size());
+  } else if constexpr (std::totally_ordered<T>) {
+    std::ranges::sort(values, [](const T* a, const T* b) { return *a < *b; });
+    return static_cast<double>(values.size() -
+                               std::ranges::unique(values, [](const T* a, const T* b) { return *a == *b; }).size());
+  } else {
+    return static_cast<double>(values.size());  // no order to sort by: every value counted
+  }
+}
+
+//! The work of literal_reader's `ownRuns` runs on a case's own values, `ownDistinct` of them
+//! (distinctLeafValues), and `drawnRuns` runs on draws of its graph.
+template <class T>
+double literalReaderWork(const Graph<T>& graph, double ownDistinct, double ownRuns, double drawnRuns) {
+  double drawnElements = 0;  // the inputs' values, and a seed per element of every position
+  for (std::size_t p = 0; p < graph.positionCount(); ++p)
+    drawnElements += static_cast<double>(elementCount(graph.shapeAt(p))) * (graph.isInput(p) ? 2 : 1);
+  return ownRuns * ownDistinct * kReadOwnValue + drawnRuns * drawnElements * kReadDrawnElement;
 }
 
 //! Whether the built-in engine `engine` runs its reverse passes in the specification's literal dense

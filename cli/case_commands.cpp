@@ -106,6 +106,8 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
     addPropertyCosts(passes, 1, chosen, source, c.graph.positionCount());
+    if (const double reader = runsOf(chosen, "literal_reader"); reader > 0 && c.inputs)
+      passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), reader, 0);
     return budgetGate<T>(passes, budget)(c);
   });
   if (!loaded) return report(kUsage, loaded.error().message);
@@ -180,16 +182,19 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
   const auto chosen = chosenProperties<T>(options.property, engine.external(), domain);
   const double properties = static_cast<double>(chosen.size());
   const double accuracy = runsOf(chosen, "accuracy");
+  const double reader = runsOf(chosen, "literal_reader");
   const bool exact = runsOf(chosen, "exact_reference") > 0;
   return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
     // The fewest draws that check anything: exact_reference compares only values of the exact
     // domain, which a file's own rarely are.
     const std::size_t fewest = c.inputs && !exact ? 0 : 1;
+    const double ownDistinct = reader > 0 && c.inputs ? distinctLeafValues(c) : 0;
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
       addPropertyCosts(passes, draws, chosen, engine, c.graph.positionCount());
+      passes.fixedWork = literalReaderWork(c.graph, ownDistinct, reader, reader * static_cast<double>(n));
       return passes;
     };
     auto gateFor = [&](std::size_t n) {
@@ -251,8 +256,12 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 template <class T>
 int showOn(const CaseInput& input, bool dot, bool full, const Program& program, const BudgetOptions& budget) {
   const double accuracy = input.property == "accuracy" ? 1 : 0;  // a saved failure's property is re-checked
-  const PassCounts passes = withAccuracyRuns(showPasses(!input.property.empty()), accuracy, 0, gen::Domain::general);
-  auto loaded = loadOn<T>(input, budgetGate<T>(passes, budget));
+  auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
+    PassCounts passes = withAccuracyRuns(showPasses(!input.property.empty()), accuracy, 0, gen::Domain::general);
+    if (input.property == "literal_reader" && c.inputs)
+      passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), 1, 0);
+    return budgetGate<T>(passes, budget)(c);
+  });
   if (!loaded) return report(kUsage, loaded.error().message);
   auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {

@@ -45,6 +45,8 @@ struct PassCounts {
   double exchangedValues = 0;     //!< values per element of every position sent to an engine in another
                                   //!< process or read from its answers, each formatted and parsed as text
                                   //!< on both sides of the pipe
+  double fixedWork = 0;           //!< work of the whole case known ahead of its positions (literal_reader
+                                  //!< reading the case's distinct values), counted from its first node on
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

@@ -14,13 +14,18 @@ namespace tc {
 namespace detail {
 
 // An operation on MPFI intervals of 257-bit endpoints (a multiply-add of a 128 × 128 product on
-// them takes about 400 ns), and the accuracy oracle's judging of one element (converting the
-// engine's value, enclosing it within its budget: about 4 µs, measured on a 512 × 512 product).
+// them takes about 400 ns).
 constexpr double kEnclosedOperation = 400;
 // A product added to an exact sum (ExactProductSum, the interval carrier's folds of points
 // holding doubles): 3.3 to 5.2 ns measured on a 512 × 512 product of drawn values.
 constexpr double kExactFoldProduct = 5;
+// The accuracy oracle's judging of one element (its intervals made, the engine's value converted
+// and held to its budget): about 3 µs on the oracle's first run, which allocates its intervals and
+// touches their memory for the first time, and 0.3 µs on each run after it, which reuses that
+// memory (measured on a 512 × 512 product and on a width-256 MLP's file: 2.6 and 0.83 s first);
+// counted as 4 and 0.4 µs.
 constexpr double kJudgedElement = 4000;
+constexpr double kJudgedAgain = 400;
 // The bytes of one MPFI interval of 257-bit endpoints: its structure and its two endpoints' limbs,
 // each allocated apart (measured: `grad --carrier interval` holds about 980 bytes per element of
 // every position, in four copies and three printed values). The accuracy oracle holds about four
@@ -155,7 +160,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   kernels::DyadicRange drawnLeaves;
   drawnLeaves.add(0x1p-8), drawnLeaves.add(0x1p8 - 0x1p-8);
   std::vector<int> degrees(graph.positionCount(), 1);
-  double work = 0, memory = 0;
+  double work = passes.fixedWork, memory = 0;
   std::optional<BudgetExcess> first;  // where the running work or memory first passed its limit
   double earlier = 0;  // the cost of adding to every earlier position, as a node of the dense order does
   double earlierExact = 0;  // the same for exact_reference's rationals
@@ -224,8 +229,12 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         }
         // A node is judged whole where every element of its arguments is finite; else a pointwise
         // op's forward is judged on the elements whose arguments are (docs/semantics.md §3.2, §4.5).
-        auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown) {
+        auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown,
+                            bool afterEarlierRuns) {
           if (runs.count == 0) return 0.0;
+          const double judged =
+              ((afterEarlierRuns ? detail::kJudgedAgain : detail::kJudgedElement) + (runs.count - 1) * detail::kJudgedAgain) /
+              runs.count;
           // A transcendental function is enclosed on intervals whatever its arguments.
           const bool inDouble = leavesKnown && leafArguments && !ops::isTranscendental(node.op) &&
                                 kernels::foldIsExactInDouble(leaves, leaves, depth);
@@ -237,12 +246,12 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
           const double whole = runs.allFinite + (1 - runs.allFinite) * std::pow(runs.finiteShare, argumentElements);
           const double finiteElements =
               ops::isPointwise(node.op) ? std::pow(runs.finiteShare, static_cast<double>(node.args.size())) : 0;
-          return runs.count *
-                 (whole * (3 * operations * operationCost + (elements + argumentElements) * detail::kJudgedElement) +
-                  (1 - whole) * finiteElements * (operations * operationCost + elements * detail::kJudgedElement));
+          return runs.count * (whole * (3 * operations * operationCost + (elements + argumentElements) * judged) +
+                               (1 - whole) * finiteElements * (operations * operationCost + elements * judged));
         };
-        work += enclosed(passes.ownValues, ownLeaves, ownValuesKnown);
-        work += enclosed(passes.drawnValues, drawnLeaves, passes.drawnValues.shortValues);
+        // The case's own values are judged first; draws after them.
+        work += enclosed(passes.ownValues, ownLeaves, ownValuesKnown, false);
+        work += enclosed(passes.drawnValues, drawnLeaves, passes.drawnValues.shortValues, passes.ownValues.count > 0);
       }
     }
     const double elementCost = detail::operationCost<T>(bits, false);

@@ -4,6 +4,7 @@
 // products of such numbers, a scalar broadcast to 2^22 elements, 1024 × 1024 and 2048 × 2048
 // products of a broadcast. Every command that runs a file refuses each of them at once, in one
 // line that names the node, within 1 GiB of address space and a 10 s watchdog.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -98,9 +99,9 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   const std::string mlp = "check " + source("examples/graphs/mlp.json") + " --carrier double --seed 1";
   CommandRun fitted = runBounded(mlp + " --max-work 2e6");
   EXPECT_EQ(fitted.status, 0) << fitted.out << fitted.err;
-  EXPECT_NE(fitted.out.find("on double: 13 of 100 random draws, as many as the budget allows"), std::string::npos)
+  EXPECT_NE(fitted.out.find("on double: 33 of 100 random draws, as many as the budget allows"), std::string::npos)
       << fitted.out;
-  EXPECT_NE(fitted.out.find("determinism                                double             14       14"),
+  EXPECT_NE(fitted.out.find("determinism                                double             34       34"),
             std::string::npos)
       << fitted.out;
   // An explicit --cases is a demand: refused, with the suggestion.
@@ -112,7 +113,7 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   const std::string all = "check " + source("examples/graphs/mlp.json") + " --seed 1 --max-work 2e6";
   CommandRun shared = runBounded(all);
   EXPECT_EQ(shared.status, 0) << shared.out << shared.err;
-  EXPECT_NE(shared.out.find("on double: 2 of 100 random draws, as many as its share of the budget (1/4 of what is left)"),
+  EXPECT_NE(shared.out.find("on double: 4 of 100 random draws, as many as its share of the budget (1/4 of what is left)"),
             std::string::npos)
       << shared.out;
   EXPECT_NE(shared.out.find("not checked on rational: " + source("examples/graphs/mlp.json") +
@@ -214,6 +215,37 @@ TEST(BudgetOptions, TheAccuracyOraclesExactSumsCountUnlessItsProductsRunInDouble
   CommandRun small = runBounded("check " + productFile("small", "3") + options);
   EXPECT_EQ(small.status, 0) << small.out << small.err;
   EXPECT_NE(small.out.find("accuracy "), std::string::npos) << small.out;
+}
+
+// A vector of 40,000 values, negated, written to a temporary file: `value(i)` is the i-th value's text.
+template <class Value>
+std::string vectorFile(const std::string& name, Value value) {
+  std::string values;
+  for (int i = 0; i < 40000; ++i) values += (i ? ", \"" : "\"") + value(i) + "\"";
+  const std::string path = (std::filesystem::temp_directory_path() / ("tapecheck-budget-" + name + ".json")).string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [40000]}], "nodes": [{"op": "neg", "args": [0]}],)"
+                      << R"( "values": [[)" << values << "]]}";
+  return path;
+}
+
+TEST(BudgetOptions, TheLiteralReaderCountsEachDistinctValueOfTheFile) {
+  // 40,000 distinct doubles of 17 significant digits: each written in about ten forms (exact decimals
+  // of some 60 digits) and read back three ways, about 15 µs a value (6e8 in all); 40,000 copies of 3
+  // are one value, read once.
+  const std::string options = " --carrier double --property literal_reader --cases 0 --max-work 3e8";
+  auto precise = [](int i) { return fmt::format("{:.17g}", 0.1 + i * 1e-7 / 3); };
+  CommandRun distinct = runBounded("check " + vectorFile("distinct", precise) + options);
+  EXPECT_EQ(distinct.status, 2) << distinct.out << distinct.err;
+  EXPECT_NE(distinct.err.find("node 1 (neg): the estimated work passes the budget of 3e+08 operations"),
+            std::string::npos)
+      << distinct.err;
+  CommandRun repeated = runBounded("check " + vectorFile("repeated", [](int) { return std::string("3"); }) + options);
+  EXPECT_EQ(repeated.status, 0) << repeated.out << repeated.err;
+  EXPECT_NE(repeated.out.find("literal_reader "), std::string::npos) << repeated.out;
+  // And what it counts is what the oracle takes: the distinct file, allowed, ends within its estimate.
+  CommandRun allowed = runBounded("check " + vectorFile("distinct", precise) +
+                                  " --carrier double --property literal_reader --cases 0 --max-work 1e9");
+  EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
 }
 
 TEST(BudgetOptions, AnEngineInAnotherProcessCountsTheValuesItExchanges) {

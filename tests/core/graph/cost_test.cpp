@@ -125,9 +125,12 @@ TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactIn
   // A graph-only file's values are unknown: counted as wide.
   EXPECT_EQ(exceedsBudget(g, static_cast<const Pack<double>*>(nullptr), {}, accuracyOnly({1}), workBudget(1))->estimate,
             3 * macs * kExactFold + judged);
-  // Draws promised short are folded in double, whatever the file's own values; two runs cost twice one.
+  // Draws promised short are folded in double, whatever the file's own values; a second run judges
+  // each element at a tenth of the first's cost (the oracle's memory is touched already).
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
-            2 * (3 * macs * kIeee + judged));
+            2 * 3 * macs * kIeee + judged + judged / 10);
+  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}, {1, 1, true}), workBudget(1))->estimate,
+            3 * macs * kExactFold + judged + 3 * macs * kIeee + judged / 10);
   // A product of products reads values that are not leaves: as exact sums again.
   auto c = *GraphBuilder<double>::create({{30, 40}, {40, 50}, {50, 50}});
   c.add(OpKind::matmul, {0, 1}).value();
