@@ -114,6 +114,12 @@ constexpr bool isDense(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::dense; });
 }
 
+//! Whether the op's terms sum products or copies of its arguments and cotangent, never reading its
+//! output (OpBase::termsSum): their accuracy budget scales with the terms on absolute values.
+constexpr bool termsSum(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::termsSum; });
+}
+
 //! False for ops whose certified support is empty (detach, const): no term reaches an argument.
 constexpr bool hasTerms(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::hasTerms; });

@@ -6,15 +6,22 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/carriers/interval.h"
 #include "core/graph/builder.h"
+#include "core/graph/node_program.hpp"
+#include "core/io/case_file.h"
 #include "core/ops/library.hpp"
+#include "core/runtime/compiled.h"
+#include "generators/generate.h"
 #include "properties/accuracy.h"
 
 namespace {
@@ -106,6 +113,47 @@ TEST(MagnitudeBound, BoundsTheTermsOfAMatmulOnAbsoluteValuesAboveTheirExactValue
             << "scale " << scale << ", term of argument " << exact[t].arg << ", element " << i;
     }
   }
+}
+
+// The terms on absolute values are formed without the op's output (termsOnAbsolute passes none:
+// the accuracy oracle holds it as an interval of reals within budget, not a point), so an op whose
+// terms sum (OpBase::termsSum) must not read it: its terms are the same with and without it.
+TEST(TermsOnAbsolute, TermsThatSumNeverReadTheOutput) {
+  std::vector<tc::OpKind> summing;
+  for (std::size_t k = 0; k < tc::kOpCount; ++k)
+    if (tc::ops::termsSum(static_cast<tc::OpKind>(k))) summing.push_back(static_cast<tc::OpKind>(k));
+  ASSERT_FALSE(summing.empty());
+  std::set<tc::OpKind> seen;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    auto c = tc::parseCase<double>(tc::gen::randomCase<double>(seed, 60, {summing}).dump());
+    ASSERT_TRUE(c) << c.error().message;
+    auto compiled = tc::compileChecked(c->graph, *c->inputs, c->data);
+    ASSERT_TRUE(compiled) << compiled.error().message;
+    const tc::Context<double>& context = compiled->context();
+    for (std::size_t k = c->graph.inputs.size(); k < c->graph.positionCount(); ++k) {
+      const tc::Node<double>& node = c->graph.nodeAt(k);
+      if (!tc::ops::termsSum(node.op)) continue;
+      seen.insert(node.op);
+      const auto args = tc::detail::argumentValues(node, std::span<const Tensor<double>>(context));
+      const tc::OpCall<double> call = tc::callOf<double>(c->graph, node, args, c->data);
+      const Tensor<double> ct = Tensor<double>::filled(context[k].shape, 1.5);
+      tc::Terms<double> withOutput, without;
+      tc::nodeTerms(node.op, call, context[k], ct, withOutput);
+      tc::nodeTerms(node.op, call, Tensor<double>{}, ct, without);
+      ASSERT_EQ(withOutput.size(), without.size()) << tc::opName(node.op);
+      for (std::size_t t = 0; t < without.size(); ++t) {
+        EXPECT_EQ(withOutput[t].arg, without[t].arg) << tc::opName(node.op);
+        EXPECT_EQ(withOutput[t].value.shape, without[t].value.shape) << tc::opName(node.op);
+        auto bits = [](const Tensor<double>& x) {  // NaN equals itself bit for bit
+          std::vector<std::uint64_t> out;
+          for (double v : x.values) out.push_back(std::bit_cast<std::uint64_t>(v));
+          return out;
+        };
+        EXPECT_EQ(bits(withOutput[t].value), bits(without[t].value)) << tc::opName(node.op) << ", seed " << seed;
+      }
+    }
+  }
+  EXPECT_EQ(seen, std::set<tc::OpKind>(summing.begin(), summing.end())) << "every op whose terms sum was drawn";
 }
 
 TEST(MagnitudeBound, IsNothingWhereAnArgumentIsNotAFiniteDoubleOrTheIeeeSumOverflows) {
