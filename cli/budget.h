@@ -9,8 +9,8 @@
 #include <concepts>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/graph/cost.h"

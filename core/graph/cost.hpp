@@ -106,6 +106,16 @@ void forEachLeafValue(const Graph<T>& graph, const Pack<T>* inputs, const Data<T
   for (const Node<T>& node : graph.nodes) ops::forEachAttributeValue(node.op, node.attrs, f);
 }
 
+// x as a finite double: an IEEE value that is finite, or a point holding one.
+template <class T>
+std::optional<double> finiteDouble(const T& x) {
+  std::optional<double> d;
+  if constexpr (std::is_floating_point_v<T>) d = static_cast<double>(x);
+  else d = Carrier<T>::exactDouble(x);
+  if (d && !std::isfinite(*d)) d.reset();
+  return d;
+}
+
 }  // namespace detail
 
 template <class T>
@@ -141,20 +151,15 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   // points holding doubles (kernels::foldProductsOfDoubles).
   kernels::DyadicRange ownLeaves;
   const bool ownValuesKnown = inputs != nullptr;
-  if constexpr (std::is_floating_point_v<T>)
-    detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
-      if (std::isfinite(x)) ownLeaves.add(static_cast<double>(x));
-    });
   std::vector<bool> inputHoldsDoubles(graph.inputs.size(), false);
-  if constexpr (kernels::HoldsExactSums<T>) {
+  if constexpr (std::is_floating_point_v<T> || kernels::HoldsExactSums<T>) {
     detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
-      if (const std::optional<double> d = Carrier<T>::exactDouble(x); d && std::isfinite(*d)) ownLeaves.add(*d);
+      if (const std::optional<double> d = detail::finiteDouble(x)) ownLeaves.add(*d);
     });
-    for (std::size_t i = 0; inputs && i < inputs->size(); ++i)
-      inputHoldsDoubles[i] = std::ranges::all_of((*inputs)[i].values, [](const T& x) {
-        const std::optional<double> d = Carrier<T>::exactDouble(x);
-        return d && std::isfinite(*d);
-      });
+    if constexpr (kernels::HoldsExactSums<T>)
+      for (std::size_t i = 0; inputs && i < inputs->size(); ++i)
+        inputHoldsDoubles[i] =
+            std::ranges::all_of((*inputs)[i].values, [](const T& x) { return detail::finiteDouble(x).has_value(); });
   }
   // The small dyadic values of a draw that `shortValues` promises: within [2^-8, 2^8].
   kernels::DyadicRange drawnLeaves;

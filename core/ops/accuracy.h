@@ -181,13 +181,18 @@ class AbsoluteDoubleArgs {
 };
 
 //! The magnitude of a sum of k products (dot, matmul, linear) bounded from Op's IEEE forward on
-//! the absolute values, where every argument is a finite double (boundsFromDoubles): on the
-//! interval carrier an IEEE product instead of an exact one (about 3 ns a product). Else nothing.
+//! the absolute values, where the op has no attributes and every argument is a finite double
+//! (boundsFromDoubles): on the interval carrier an IEEE product instead of an exact one (about 3 ns
+//! a product). Else nothing.
 template <class Op, class T>
 std::optional<Tensor<T>> magnitudeBoundFromDoubles(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model) {
-  AbsoluteDoubleArgs args;
-  if (!args.assign(c)) return std::nullopt;
-  return boundsFromDoubles(Op::forward(args.callOf<Op>(c)), k, model);
+  if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0) {
+    AbsoluteDoubleArgs args;
+    if (!args.assign(c)) return std::nullopt;
+    return boundsFromDoubles(Op::forward(args.callOf<Op>(c)), k, model);
+  } else {
+    return std::nullopt;
+  }
 }
 
 //! γ_k·M + k·η per element of M = forwardOnAbsolute: a sum of k terms (rounded products when
@@ -199,8 +204,7 @@ template <class Op, class T>
 Tensor<T> sumError(const OpCall<T>& c, std::size_t k, const RoundingModel<T>& model, bool products,
                    const T& partialScale = one<T>()) {
   std::optional<Tensor<T>> bounded;
-  if constexpr (kernels::HoldsDoubles<T> && Op::template attributes<T>.size() == 0)
-    if (products) bounded = magnitudeBoundFromDoubles<Op>(c, k, model);
+  if (products) bounded = magnitudeBoundFromDoubles<Op>(c, k, model);
   const Tensor<T> magnitude = bounded ? std::move(*bounded) : forwardOnAbsolute<Op>(c);
   Tensor<T> bound = roundingsBound(magnitude, k, model, products);
   const T gamma = model.gamma(Carrier<T>::fromInt(static_cast<std::int64_t>(k)));

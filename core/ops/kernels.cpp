@@ -297,14 +297,15 @@ void foldProductsSkippingZeros(const Operands<T>& o) {
 }
 
 // Calls f(begin, end) on blocks of the rows [0, m) that together cover them, on as many threads as
-// the processor has cores (at most one block per row) where the folds do `work` multiply-adds of at
-// least kThreadedWork, else once on the calling thread. Each output is computed by one call exactly
+// the processor has cores (at most one block per row) where the folds of an [m, depth] × [depth, n]
+// product do at least kThreadedWork multiply-adds, else once on the calling thread. Each output is computed by one call exactly
 // as alone, so the blocks change no bit; a thread that cannot start runs its block here instead.
 constexpr double kThreadedWork = 1 << 24;  // about 1 ms in double: a thread costs tens of microseconds
 
 template <class F>
-void forRowBlocks(std::size_t m, double work, F f) {
+void forRowBlocks(std::size_t m, std::size_t depth, std::size_t n, F f) {
   static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const double work = static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n);
   const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, m);
   if (blocks <= 1) return f(std::size_t{0}, m);
   auto begin = [&](std::size_t b) { return m * b / blocks; };
@@ -344,7 +345,7 @@ void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, cons
   for (std::size_t i = 0; i < m * depth; ++i) rows[i] = DecodedDouble::of(x[i]);
   for (std::size_t p = 0; p < depth; ++p)
     for (std::size_t j = 0; j < n; ++j) columns[j * depth + p] = DecodedDouble::of(y[p * n + j]);
-  forRowBlocks(m, static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n),
+  forRowBlocks(m, depth, n,
                [&](std::size_t begin, std::size_t end) {
                  ExactProductSum sum;
                  ExactProductSum::Value value;
@@ -400,7 +401,7 @@ namespace {
 template <class T>
 void foldRowBlocksIeee(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
                        std::size_t depth, std::size_t n, T* c) {
-  forRowBlocks(m, static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n),
+  forRowBlocks(m, depth, n,
                [&](std::size_t begin, std::size_t end) {
                  foldProductsSkippingZeros(Operands<T>{x + begin * xRow, xRow, xStep, y, end - begin, depth, n, c + begin * n});
                });
