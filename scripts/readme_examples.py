@@ -132,7 +132,7 @@ BLOCKS = [
           needs="mutants"),
     Block("readme-json", [], lang="json", file="examples/graphs/readme.json"),
     Block("grad-readme", [Step("./build/tapecheck grad examples/graphs/readme.json")]),
-    Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul2048.json --carrier double",
+    Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul1024x2.json",
                                   status=(2,))]),
 ]
 

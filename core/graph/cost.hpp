@@ -48,7 +48,7 @@ double operationCost(double bits, bool transcendental) {
   if constexpr (GrowingCarrier<T>) {
     return exactOperationCost(bits);
   } else if constexpr (std::is_floating_point_v<T>) {
-    return transcendental ? 20 : 0.25;  // the kernels run in vector lanes
+    return transcendental ? 20 : kernels::kIeeeOperationNs;  // the kernels run in vector lanes
   } else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
     return kEnclosedOperation;
   } else {
@@ -200,6 +200,10 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       for (std::size_t a : node.args)
         for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
       double forwardCost = detail::operationCost<T>(bits, ops::isTranscendental(node.op)), termCost = forwardCost;
+      // IEEE matrix products fold in tiles of vector registers, several times faster an operation.
+      const double ieeeCost = ops::ieeeOperationNs(node.op, call);
+      if constexpr (std::is_floating_point_v<T>)
+        if (!ops::isTranscendental(node.op)) forwardCost = termCost = ieeeCost;
       if constexpr (kernels::HoldsExactSums<T>) {
         // Folds of products of inputs holding doubles: in double where every step is exact, else as
         // exact sums; the terms' folds read a cotangent not known here, so count exact sums.
@@ -209,7 +213,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         if (argumentsHoldDoubles) {
           const double folded = ops::foldedShare(node.op, call), rest = (1 - folded) * forwardCost;
           const bool inDouble = kernels::foldIsExactInDouble(ownLeaves, ownLeaves, depth);
-          forwardCost = folded * (inDouble ? detail::operationCost<double>(0, false) : detail::kExactFoldProduct) + rest;
+          forwardCost = folded * (inDouble ? ieeeCost : detail::kExactFoldProduct) + rest;
           termCost = folded * detail::kExactFoldProduct + rest;
         }
       }
@@ -245,7 +249,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
                                 kernels::foldIsExactInDouble(leaves, leaves, depth);
           const double folded = ops::foldedShare(node.op, call);
           const double operationCost =
-              inDouble ? detail::operationCost<T>(0, false)
+              inDouble ? ieeeCost
                        : folded * detail::kExactFoldProduct +
                              (1 - folded) * detail::kEnclosedOperation * ops::enclosureCost(node.op);
           const double whole = runs.allFinite + (1 - runs.allFinite) * std::pow(runs.finiteShare, argumentElements);

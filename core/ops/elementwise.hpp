@@ -58,6 +58,13 @@ struct OpBase {
   static double foldedShare(const ShapeCall<T>&) {
     return 0;
   }
+  //! About the nanoseconds one of `work`'s operations takes on an IEEE carrier, over the forward
+  //! and the terms (core/graph/cost.h). Default: an operation element by element in vector lanes
+  //! or along one row (kernels::kIeeeOperationNs).
+  template <class T>
+  static double ieeeOperationNs(const ShapeCall<T>&) {
+    return kernels::kIeeeOperationNs;
+  }
   //! What an IEEE forward may err by beyond accuracyUlps, per output element, as a tensor of
   //! bounds computed on an enclosing carrier from the arguments and the exact output `y`. Default:
   //! nothing (an empty tensor); the ops that accumulate sums state theirs.

@@ -26,11 +26,11 @@
 namespace tc::kernels {
 namespace {
 
-// 32 bytes: one AVX register in the avx2 clone, two SSE2 registers in the default one.
+// kVectorBytes (32): one AVX register in the avx2 clone, two SSE2 registers in the default one.
 template <class T>
-using Vec [[gnu::vector_size(32)]] = T;
+using Vec [[gnu::vector_size(kVectorBytes)]] = T;
 template <class T>
-constexpr std::size_t kLanes = 32 / sizeof(T);
+constexpr std::size_t kLanes = kVectorBytes / sizeof(T);
 
 // Unaligned moves; by reference, so no vector crosses a call boundary (the clones' ABIs differ).
 template <class T>
@@ -55,8 +55,8 @@ struct Operands {
   T xAt(std::size_t i, std::size_t p) const { return x[i * xRow + p * xStep]; }
 };
 
-// Steps of the fold per block, rows of x per block, and rows per tile.
-constexpr std::size_t kDepth = 128, kRows = 64, kTileRows = 4;
+// Steps of the fold per block and rows of x per block (kTileRows rows per tile).
+constexpr std::size_t kDepth = 128, kRows = 64;
 
 // A tile: R rows of c and V vectors of columns, folding `steps` steps from packed operands:
 // xs[p·R + r] is row r's coefficient at step p, ys[p·V·lanes + q] column q's value of y. The

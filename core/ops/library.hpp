@@ -158,6 +158,12 @@ double foldedShare(OpKind kind, const ShapeCall<T>& call) {
   return visitOp(kind, [&](auto op) { return decltype(op)::foldedShare(call); });
 }
 
+//! About the nanoseconds of one of the op's operations on an IEEE carrier (OpBase::ieeeOperationNs).
+template <class T>
+double ieeeOperationNs(OpKind kind, const ShapeCall<T>& call) {
+  return visitOp(kind, [&](auto op) { return decltype(op)::ieeeOperationNs(call); });
+}
+
 //! The op's accuracy budget on IEEE carriers in ulps of the exact result (OpBase::accuracyUlps).
 constexpr double accuracyUlps(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::accuracyUlps; });

@@ -181,6 +181,16 @@ struct Matmul : OpBase, ProductDegree {
   static double foldedShare(const ShapeCall<T>& c) {
     return c.arg(1).size() == 2 ? 1.0 : 2.0 / 3;
   }
+  //! Of matrices: the forward's [m, k]·[k, n] and the terms' ct·bᵀ ([m, n]·[n, k]) and aᵀ·ct
+  //! ([k, m]·[m, n]), a third of the operations each, fold in the IEEE kernels' tiles where they
+  //! have the rows and columns (kernels::ieeeMultiplyAddNs).
+  template <class T>
+  static double ieeeOperationNs(const ShapeCall<T>& c) {
+    if (c.arg(1).size() != 2) return kernels::kIeeeOperationNs;
+    const std::size_t m = c.arg(0)[0], k = c.arg(0)[1], n = c.arg(1)[1];
+    return (kernels::ieeeMultiplyAddNs<T>(m, n) + kernels::ieeeMultiplyAddNs<T>(m, k) +
+            kernels::ieeeMultiplyAddNs<T>(k, n)) / 3;
+  }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {
     const Shape& a = c.arg(0);

@@ -28,17 +28,21 @@ Budget workBudget(double work) { return Budget{work, 1e30}; }
 Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
 
 const PassCounts kForwardOnly{.forward = 1, .backward = 0, .copies = 1};
-// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a visit of the dense order to an earlier
-// position 5 ns besides its elements' additions.
+// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a multiply-add of a product folded in
+// the kernels' tiles 0.06, a visit of the dense order to an earlier position 5 ns besides its
+// elements' additions.
 constexpr double kIeee = 0.25;
+constexpr double kTiled = 0.06;
 constexpr double kVisit = 5;
 
-TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAdds) {
+TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAddsAtTheSpeedOfItsKernel) {
   auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
   b.add(OpKind::matmul, {0, 1}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({30, 40}, 1), filled<double>({40, 50}, 1)};
-  const double macs = 30.0 * 40 * 50 * kIeee;  // 60,000 multiply-adds, the only work of a forward pass
+  // 60,000 multiply-adds, the only work of a forward pass; the forward's product and both terms'
+  // have rows and columns enough to fold in tiles of vector registers.
+  const double macs = 30.0 * 40 * 50 * kTiled;
   EXPECT_FALSE(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs)));
   auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs - 1));
   ASSERT_TRUE(excess);
@@ -49,6 +53,14 @@ TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAdds) {
   EXPECT_EQ(
       exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 1}, workBudget(1))->estimate,
       3 * macs);
+  // Two rows, fewer than a tile: the forward and ct·bᵀ ([2, 50]·[50, 40]) fold row by row, aᵀ·ct
+  // ([40, 2]·[2, 50]) in tiles; a third of the operations each.
+  auto few = *GraphBuilder<double>::create({{2, 40}, {40, 50}});
+  few.add(OpKind::matmul, {0, 1}).value();
+  Graph<double> twoRows = std::move(few).build();
+  const Pack<double> twoRowInputs{filled<double>({2, 40}, 1), filled<double>({40, 50}, 1)};
+  EXPECT_DOUBLE_EQ(exceedsBudget(twoRows, &twoRowInputs, {}, kForwardOnly, workBudget(1))->estimate,
+                   2.0 * 40 * 50 * (kIeee + kIeee + kTiled) / 3);
 }
 
 TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
@@ -121,16 +133,16 @@ TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactIn
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kExactFold + judged);
   // Small integers: the folds run in double (kernels::foldIsExactInDouble).
   const Pack<double> small{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8)};
-  EXPECT_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kIeee + judged);
+  EXPECT_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kTiled + judged);
   // A graph-only file's values are unknown: counted as wide.
   EXPECT_EQ(exceedsBudget(g, static_cast<const Pack<double>*>(nullptr), {}, accuracyOnly({1}), workBudget(1))->estimate,
             3 * macs * kExactFold + judged);
   // Draws promised short are folded in double, whatever the file's own values; a second run judges
   // each element at a tenth of the first's cost (the oracle's memory is touched already).
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
-            2 * 3 * macs * kIeee + judged + judged / 10);
+            2 * 3 * macs * kTiled + judged + judged / 10);
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}, {1, 1, true}), workBudget(1))->estimate,
-            3 * macs * kExactFold + judged + 3 * macs * kIeee + judged / 10);
+            3 * macs * kExactFold + judged + 3 * macs * kTiled + judged / 10);
   // A product of products reads values that are not leaves: as exact sums again.
   auto c = *GraphBuilder<double>::create({{30, 40}, {40, 50}, {50, 50}});
   c.add(OpKind::matmul, {0, 1}).value();
@@ -138,10 +150,10 @@ TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactIn
   Graph<double> chained = std::move(c).build();
   const Pack<double> smallThree{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8), filled<double>({50, 50}, 1)};
   const double second = 3 * (30.0 * 50 * 50) * kExactFold + (30.0 * 50 + 50.0 * 50 + 30.0 * 50) * kJudged;
-  auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(3 * macs * kIeee + judged));
+  auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(3 * macs * kTiled + judged));
   ASSERT_TRUE(total);
   EXPECT_EQ(total->position, 4u);
-  EXPECT_EQ(total->estimate, 3 * macs * kIeee + judged + second);
+  EXPECT_EQ(total->estimate, 3 * macs * kTiled + judged + second);
   // A linear layer's term of W is an outer product on MPFI intervals: a third of its enclosure.
   auto l = *GraphBuilder<double>::create({{30, 40}, {40}, {30}});
   l.add(OpKind::linear, {0, 1, 2}).value();
@@ -193,10 +205,11 @@ TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakesUnlessItFoldsInputsHoldi
   const Interval third = Carrier<Interval>::fromInt(1) / Carrier<Interval>::fromInt(3);
   const Pack<Interval> thirds{Tensor<Interval>::filled({30, 40}, third), filled<Interval>({40, 50}, 1)};
   EXPECT_EQ(estimate(thirds, forwardAndBackward), macs * kEnclosed * 3);
-  // Small integers: the forward folds in double; the terms (their cotangent unknown) as exact sums.
+  // Small integers: the forward folds in double, in the kernels' tiles; the terms (their cotangent
+  // unknown) as exact sums.
   const Pack<Interval> small{filled<Interval>({30, 40}, 1), filled<Interval>({40, 50}, -8)};
-  EXPECT_EQ(estimate(small, kForwardOnly), macs * kIeee);
-  EXPECT_EQ(estimate(small, forwardAndBackward), macs * (kIeee + 2 * kExactFold));
+  EXPECT_EQ(estimate(small, kForwardOnly), macs * kTiled);
+  EXPECT_EQ(estimate(small, forwardAndBackward), macs * (kTiled + 2 * kExactFold));
   // Doubles with long significands: exact sums.
   const Pack<Interval> wide{Tensor<Interval>::filled({30, 40}, Carrier<Interval>::fromDouble(0.1)),
                             filled<Interval>({40, 50}, 3)};
