@@ -66,14 +66,21 @@ double bytesHeld(double bits) {
 template <class T>
 double bytesPrinted(double bits) {
   if constexpr (GrowingCarrier<T>) return 8 + bits * 0.31;  // decimal digits of numerator and denominator
+  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 48;  // [lo, hi]
   else return 24;
 }
 
 // Elements of a tensor beyond which bookkeeping runs at memory speed (2 MiB of doubles).
 constexpr double kCachedElements = 1 << 18;
 
-// Printing one value.
-constexpr double kPrintValue = 200;
+// Printing one value: about 50 ns a double and 90 a small rational, counted as 200; an interval
+// prints two endpoints, each the shortest decimal that rounds to it, about 700 (measured: `grad` of
+// a [512, 512] negation listing 1.6 million values).
+template <class T>
+double printCost() {
+  if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 700;
+  else return 200;
+}
 
 // One value sent to an engine in another process or read back, formatted and parsed on both sides
 // of the pipe by two processes sharing the machine: measured through `tapecheck serve` on MLPs of
@@ -268,7 +275,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
     // more once a tensor no longer fits in the caches.
     const double outOfCache = elements > detail::kCachedElements ? 10 : 1;
     const double valueFactor = GrowingCarrier<T> ? elementCost / 100 : 1;
-    work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::kPrintValue) * valueFactor;
+    work += elements * (passes.perElement * outOfCache + passes.printedValues * detail::printCost<T>()) * valueFactor;
     work += elements * passes.exchangedValues * detail::exchangeCost<T>() * valueFactor;
     earlier += detail::kDenseVisit + elements * elementCost;
     earlierExact += detail::kDenseVisit + elements * detail::exactOperationCost(degrees[p] * detail::kExactDomainLeafBits);

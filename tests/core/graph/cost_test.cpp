@@ -300,6 +300,14 @@ TEST(MemoryEstimate, EveryPositionHoldsItsCopies) {
                           workBudget(1))
                 ->estimate,
             200.0 * (1 + (1 << 20)));
+  // An interval prints two endpoints: more text, and longer to print.
+  auto i = *GraphBuilder<Interval>::create({{}});
+  i.add(OpKind::neg, {0}).value();
+  Graph<Interval> negation = std::move(i).build();
+  const Pack<Interval> point{filled<Interval>({}, 1)};
+  const PassCounts printOnly{.forward = 0, .backward = 0, .copies = 0, .printedValues = 1};
+  EXPECT_EQ(exceedsBudget(negation, &point, {}, printOnly, workBudget(1))->estimate, 700.0 * 2);
+  EXPECT_EQ(exceedsBudget(negation, &point, {}, printOnly, memoryBudget(1))->estimate, 48.0 * 2);
 }
 
 // A chain of squares of 3/2 (4 bits: 2 for 3, 2 for 2): node k's values have degree 2^k.
