@@ -278,7 +278,10 @@ class AccuracyJudge {
   // in any order. Blocked where a term that reaches it cannot be judged.
   struct GradientSum {
     Shape shape;
-    Tensor<Interval> exact, bound, magnitude;  // no values until a seed or a term: +0 so far
+    Tensor<Interval> exact, bound;  // no values until a seed or a term: +0 so far
+    // The addends' magnitudes (each term's |value| plus its bound, the seed's |value|), made when
+    // a second addend arrives: only a sum of two or more needs them (startMagnitude).
+    Tensor<Interval> magnitude;
     std::vector<bool> mayUnderflow;
     std::vector<std::size_t> users;
     std::size_t terms = 0;
@@ -395,7 +398,13 @@ class AccuracyJudge {
     }
     sum.seeded = true;
     sum.exact = pointsOf(c_.seeds[p]);
+  }
+
+  // The magnitude of a sum's one addend so far, the seed's or a term's, as a second arrives.
+  static void startMagnitude(GradientSum& sum) {
     sum.magnitude = ops::absolute(sum.exact);
+    if (sum.terms == 1)  // the term is the sum, its bound the sum's
+      for (std::size_t i = 0; i < sum.magnitude.size(); ++i) sum.magnitude[i] = sum.magnitude[i] + sum.bound[i];
   }
 
   // Adds a term and its error bound to the sum. Where the sum still holds +0, 0 + x is x itself
@@ -406,12 +415,13 @@ class AccuracyJudge {
       return;
     }
     const bool exactStarts = sum.terms == 0 && !sum.seeded, boundStarts = sum.terms == 0;
-    if (exactStarts) sum.magnitude = Tensor<Interval>(term.shape, std::vector<Interval>(term.size()));
+    if (!exactStarts && sum.magnitude.values.empty()) startMagnitude(sum);
     for (std::size_t i = 0; i < term.size(); ++i) {
       if (mayHaveUnderflowed(term[i], format_)) sum.mayUnderflow[i] = true;
-      const Interval size = Carrier<Interval>::abs(term[i]);
-      sum.magnitude[i] = exactStarts ? size + error[i] : sum.magnitude[i] + size + error[i];
-      if (!exactStarts) sum.exact[i] = sum.exact[i] + term[i];
+      if (!exactStarts) {
+        sum.magnitude[i] = sum.magnitude[i] + Carrier<Interval>::abs(term[i]) + error[i];
+        sum.exact[i] = sum.exact[i] + term[i];
+      }
       if (!boundStarts) sum.bound[i] = sum.bound[i] + error[i];
     }
     if (exactStarts) sum.exact = std::move(term);
