@@ -5,18 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
-#include <concepts>
-#include <cstdint>
 #include <string>
 #include <string_view>
-#include <type_traits>
-#include <vector>
 
 #include "core/graph/cost.h"
 #include "core/io/case_file.h"
 #include "generators/choices.h"
 #include "properties/determinism.h"
+#include "properties/literal_reader.h"
 
 namespace tc::cli {
 
@@ -80,31 +76,13 @@ inline double exchangedPacks(std::string_view property, std::size_t positions) {
 //! of its inputs and seeds (30 ms a draw of that file).
 inline constexpr double kReadOwnValue = 15000, kReadDrawnElement = 150;
 
-//! The distinct values among a case's inputs and data (by bit pattern on IEEE carriers, as
-//! literal_reader tells them apart); on a carrier without an order, all of them.
+//! The distinct values of a case that literal_reader reads, once each (props::detail::distinctValuesOf:
+//! its inputs', seeds', data's and constants', by bit pattern on IEEE carriers); none on a carrier it
+//! does not run on.
 template <class T>
 double distinctLeafValues(const Case<T>& c) {
-  std::vector<const T*> values;
-  auto add = [&](const Tensor<T>& t) {
-    for (const T& x : t.values) values.push_back(&x);
-  };
-  if (c.inputs)
-    for (const Tensor<T>& t : *c.inputs) add(t);
-  for (const auto& [key, t] : c.data) add(t);
-  if constexpr (std::is_floating_point_v<T>) {
-    using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-    std::vector<Bits> patterns;
-    patterns.reserve(values.size());
-    for (const T* x : values) patterns.push_back(std::bit_cast<Bits>(*x));
-    std::ranges::sort(patterns);
-    return static_cast<double>(patterns.size() - std::ranges::unique(patterns).size());
-  } else if constexpr (std::totally_ordered<T>) {
-    std::ranges::sort(values, [](const T* a, const T* b) { return *a < *b; });
-    return static_cast<double>(values.size() -
-                               std::ranges::unique(values, [](const T* a, const T* b) { return *a == *b; }).size());
-  } else {
-    return static_cast<double>(values.size());  // no order to sort by: every value counted
-  }
+  if constexpr (props::readsLiterals<T>) return static_cast<double>(props::detail::distinctValuesOf(c).size());
+  else return 0;
 }
 
 //! The work of literal_reader's `ownRuns` runs on a case's own values, `ownDistinct` of them

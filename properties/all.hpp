@@ -59,7 +59,7 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>}};
   if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
     all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
-  if constexpr (std::is_same_v<T, Rational> || std::is_floating_point_v<T>)
+  if constexpr (readsLiterals<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP> || Carrier<T>::caps.enclosure) {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});

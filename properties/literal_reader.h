@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/carriers/literal.h"
@@ -221,6 +222,10 @@ std::vector<std::pair<T, std::optional<std::size_t>>> distinctValuesOf(const Cas
 }
 
 }  // namespace detail
+
+//! Whether literal_reader runs on the carrier T: the exact rationals and the IEEE carriers.
+template <class T>
+inline constexpr bool readsLiterals = std::is_same_v<T, Rational> || std::is_floating_point_v<T>;
 
 template <class T>
 Verdict literal_reader(const Case<T>& c) {
