@@ -76,12 +76,12 @@ inline double exchangedPacks(std::string_view property, std::size_t positions) {
 //! of its inputs and seeds (30 ms a draw of that file).
 inline constexpr double kReadOwnValue = 15000, kReadDrawnElement = 150;
 
-//! The distinct values of a case that literal_reader reads, once each (props::detail::distinctValuesOf:
-//! its inputs', seeds', data's and constants', by bit pattern on IEEE carriers); none on a carrier it
-//! does not run on.
+//! The distinct values of a case that literal_reader reads, once each (props::distinctValuesOf: its
+//! inputs', seeds', data's and constants', by bit pattern on IEEE carriers; the seeds once the loader
+//! has read them, core/io/case_file.h); none on a carrier it does not run on.
 template <class T>
 double distinctLeafValues(const Case<T>& c) {
-  if constexpr (props::readsLiterals<T>) return static_cast<double>(props::detail::distinctValuesOf(c).size());
+  if constexpr (props::readsLiterals<T>) return static_cast<double>(props::distinctValuesOf(c).size());
   else return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -171,57 +172,57 @@ inline std::string rationalDisagreement(const Rational& x) {
   return {};
 }
 
-//! Every value a case holds, with the position that holds it (none for data): input values, seeds,
-//! and the constants of its nodes (const values, scale's c, clamp's bounds).
-template <class T>
-std::vector<std::pair<T, std::optional<std::size_t>>> valuesOf(const Case<T>& c) {
-  std::vector<std::pair<T, std::optional<std::size_t>>> values;
-  auto addPack = [&](const Pack<T>& pack) {
+//! Calls f(x, position) on every value a case holds, in place, with the position that holds it
+//! (none for data): input values, seeds, and the constants of its nodes (const values, scale's c,
+//! clamp's bounds).
+template <class T, class F>
+void forEachValueOf(const Case<T>& c, F&& f) {
+  auto eachOfPack = [&](const Pack<T>& pack) {
     for (std::size_t p = 0; p < pack.size(); ++p)
-      for (const T& x : pack[p].values) values.push_back({x, p});
+      for (const T& x : pack[p].values) f(x, std::optional<std::size_t>(p));
   };
-  if (c.inputs) addPack(*c.inputs);
-  addPack(c.seeds);
+  if (c.inputs) eachOfPack(*c.inputs);
+  eachOfPack(c.seeds);
   for (const auto& [key, tensor] : c.data)
-    for (const T& x : tensor.values) values.push_back({x, std::nullopt});
+    for (const T& x : tensor.values) f(x, std::optional<std::size_t>());
   for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k)
-    ops::forEachAttributeValue(c.graph.nodeAt(k).op, c.graph.nodeAt(k).attrs, [&](const T& x) { values.push_back({x, k}); });
-  return values;
+    ops::forEachAttributeValue(c.graph.nodeAt(k).op, c.graph.nodeAt(k).attrs,
+                               [&](const T& x) { f(x, std::optional<std::size_t>(k)); });
 }
 
-//! What tells two values apart for the reader: the bit pattern of an IEEE value, else the value.
+//! Orders values as the reader tells them apart: IEEE values by bit pattern (-0 and 0 are two),
+//! others by value.
 template <class T>
-struct ValueKeyOf {
-  using type = T;
-};
-template <>
-struct ValueKeyOf<double> {
-  using type = std::uint64_t;
-};
-template <>
-struct ValueKeyOf<float> {
-  using type = std::uint32_t;
-};
-template <class T>
-using ValueKey = typename ValueKeyOf<T>::type;
-
-//! Every distinct value a case holds (by bit pattern on IEEE carriers: -0 and 0 are two), with
-//! the first position that holds it: a value's texts, and so the verdict on it, depend on the
-//! value alone, so each is read once (a 512 x 512 input of small integers has a dozen).
-template <class T>
-std::vector<std::pair<T, std::optional<std::size_t>>> distinctValuesOf(const Case<T>& c) {
-  std::set<ValueKey<T>> seen;
-  std::vector<std::pair<T, std::optional<std::size_t>>> distinct;
-  for (auto& value : valuesOf(c)) {
-    bool first = false;
-    if constexpr (std::is_floating_point_v<T>) first = seen.insert(bitsOf(value.first)).second;
-    else first = seen.insert(value.first).second;
-    if (first) distinct.push_back(std::move(value));
+struct ReaderOrder {
+  bool operator()(const T* a, const T* b) const {
+    if constexpr (std::is_floating_point_v<T>) return bitsOf(*a) < bitsOf(*b);
+    else return *a < *b;
   }
-  return distinct;
-}
+};
 
 }  // namespace detail
+
+//! One distinct value of a case, in place (the case must outlive it), and the first position that
+//! holds it (none for data).
+template <class T>
+struct DistinctValue {
+  const T* value;
+  std::optional<std::size_t> position;
+};
+
+//! Every distinct value a case holds (by bit pattern on IEEE carriers), in the order of its inputs,
+//! seeds, data and constants: a value's texts, and so literal_reader's verdict on it, depend on the
+//! value alone, so each is read once (a 512 x 512 input of small integers has a dozen). The work
+//! budget counts them (cli/budget.h); nothing is copied.
+template <class T>
+std::vector<DistinctValue<T>> distinctValuesOf(const Case<T>& c) {
+  std::set<const T*, detail::ReaderOrder<T>> seen;
+  std::vector<DistinctValue<T>> distinct;
+  detail::forEachValueOf(c, [&](const T& x, std::optional<std::size_t> position) {
+    if (seen.insert(&x).second) distinct.push_back({&x, position});
+  });
+  return distinct;
+}
 
 //! Whether literal_reader runs on the carrier T: the exact rationals and the IEEE carriers.
 template <class T>
@@ -229,10 +230,10 @@ inline constexpr bool readsLiterals = std::is_same_v<T, Rational> || std::is_flo
 
 template <class T>
 Verdict literal_reader(const Case<T>& c) {
-  for (const auto& [x, position] : detail::distinctValuesOf(c)) {
+  for (const auto& [x, position] : distinctValuesOf(c)) {
     std::string disagreement;
-    if constexpr (std::is_floating_point_v<T>) disagreement = detail::ieeeDisagreement(x);
-    else disagreement = detail::rationalDisagreement(x);
+    if constexpr (std::is_floating_point_v<T>) disagreement = detail::ieeeDisagreement(*x);
+    else disagreement = detail::rationalDisagreement(*x);
     if (disagreement.empty()) continue;
     std::string where = position ? fmt::format("a value of position {}", *position) : std::string("a data value");
     return Verdict::fail(fmt::format("parseValue vs {} on {}: {}", std::is_floating_point_v<T> ? "the C library" : "GMP",

@@ -28,7 +28,8 @@ struct Case {
 
 //! A check the loader runs on a case before it builds the seed pack, which holds a value for
 //! every element of every position (a budget on what the graph needs: cli/budget.h); the loader
-//! fails with its error. The case it sees has everything but its seeds.
+//! fails with its error. The case it sees has everything but its seeds; where the file gives seeds
+//! ("seeds" or "seed"), the loader runs it again on the case with them.
 template <class T>
 using CaseGate = std::function<Result<void>(const Case<T>& withoutSeeds)>;
 

@@ -321,6 +321,10 @@ Result<Case<T>> readRoot(const json& root, const CaseGate<T>& gate) {
   auto seeds = readSeeds(root, graph, result.output);
   if (!seeds) return std::unexpected(seeds.error());
   result.seeds = std::move(*seeds);
+  // Seeds the file gives are values of the case like its inputs (literal_reader reads them): the
+  // gate judges the case again with them.
+  if (gate && (root.contains("seeds") || root.contains("seed")))
+    if (auto passed = gate(result); !passed) return std::unexpected(passed.error());
   if (root.contains("failure")) result.failureJson = root["failure"].dump();
   return result;
 }

@@ -57,7 +57,7 @@ TEST(LiteralReader, ReadsEachDistinctValueOnceAtItsFirstPosition) {
       "values": [["2", "-0", "2", "0", "nan", "-0"], ["0.5", "nan"]]})");
   ASSERT_TRUE(c.has_value()) << c.error().message;
   std::vector<std::pair<std::string, std::optional<std::size_t>>> read;
-  for (const auto& [x, position] : props::detail::distinctValuesOf(*c)) read.push_back({Carrier<double>::format(x), position});
+  for (const auto& [x, position] : props::distinctValuesOf(*c)) read.push_back({Carrier<double>::format(*x), position});
   const std::vector<std::pair<std::string, std::optional<std::size_t>>> expected{
       {"2", 0}, {"-0", 0}, {"0", 0}, {"nan", 0}, {"0.5", 1}, {"1", 2}};
   EXPECT_EQ(read, expected) << "the output's seed, 1, follows the inputs; scale's c, 0.5, was met at position 1";
