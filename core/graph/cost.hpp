@@ -43,30 +43,51 @@ inline double exactOperationCost(double bits) { return 100 + 0.5 * std::pow(std:
 // draws are multiples of 2^-8 below 2^8).
 constexpr double kExactDomainLeafBits = 16;
 
+// A carrier of intervals, whose values' binary exponents bound their magnitudes.
+template <class T>
+concept IntervalCarrier = requires(const T& x) { Carrier<T>::exponentMagnitude(x); };
+
+// About the nanoseconds of one elementary operation on T's values of `bits` bits, element by
+// element.
 template <class T>
 double operationCost(double bits, bool transcendental) {
   if constexpr (GrowingCarrier<T>) {
     return exactOperationCost(bits);
   } else if constexpr (std::is_floating_point_v<T>) {
     return transcendental ? 20 : kernels::kIeeeOperationNs;  // the kernels run in vector lanes
-  } else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+  } else if constexpr (IntervalCarrier<T>) {
     return kEnclosedOperation;
   } else {
     return 5;  // a residue: a multiplication and a reduction
   }
 }
 
+// About the nanoseconds of one operation of a node's forward and of its terms on T: on IEEE
+// carriers the op's own (a matrix product folds in the kernels' tiles, several times faster an
+// operation), except a libm call's; elsewhere one elementary operation each.
+template <class T>
+kernels::IeeeOperationNs nodeOperationNs(OpKind op, const ShapeCall<T>& call, double bits) {
+  const bool transcendental = ops::isTranscendental(op);
+  if constexpr (std::is_floating_point_v<T>)
+    if (!transcendental) return ops::ieeeOperationNs(op, call, sizeof(T));
+  const double each = operationCost<T>(bits, transcendental);
+  return {each, each};
+}
+
+// One operation over a forward and a reverse pass, which forms two terms' operations per forward one.
+inline double averageOverAPass(const kernels::IeeeOperationNs& cost) { return (cost.forward + 2 * cost.terms) / 3; }
+
 // Bytes of one value held in memory, and of one value printed.
 template <class T>
 double bytesHeld(double bits) {
   if constexpr (GrowingCarrier<T>) return 80 + bits / 8;  // GMP's two integers, their limbs and headers
-  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return kIntervalBytes;
+  else if constexpr (IntervalCarrier<T>) return kIntervalBytes;
   else return sizeof(T);
 }
 template <class T>
 double bytesPrinted(double bits) {
   if constexpr (GrowingCarrier<T>) return 8 + bits * 0.31;  // decimal digits of numerator and denominator
-  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 48;  // [lo, hi]
+  else if constexpr (IntervalCarrier<T>) return 48;  // [lo, hi]
   else return 24;
 }
 
@@ -74,11 +95,12 @@ double bytesPrinted(double bits) {
 constexpr double kCachedElements = 1 << 18;
 
 // Printing one value: about 50 ns a double and 90 a small rational, counted as 200; an interval
-// prints two endpoints, each the shortest decimal that rounds to it, about 700 (measured: `grad` of
-// a [512, 512] negation listing 1.6 million values).
+// "[lo, hi]" with each endpoint rounded outward to 17 significant digits (a point whose exact
+// decimal is short prints that alone), about 700 (measured: `grad` of a [512, 512] negation
+// listing 1.6 million values).
 template <class T>
 double printCost() {
-  if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 700;
+  if constexpr (IntervalCarrier<T>) return 700;
   else return 200;
 }
 
@@ -89,7 +111,7 @@ double printCost() {
 template <class T>
 double exchangeCost() {
   if constexpr (GrowingCarrier<T>) return 2000;
-  else if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) return 5000;
+  else if constexpr (IntervalCarrier<T>) return 5000;
   else return 400;
 }
 
@@ -146,7 +168,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
   // On the interval carrier the same bound on magnitudes: a node's binary exponent is at most its
   // degree times the leaves' largest (a product's exponent is at most the sum of its factors').
   double leafExponent = 64;
-  if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+  if constexpr (detail::IntervalCarrier<T>) {
     if (inputs) leafExponent = 1;
     detail::forEachLeafValue(graph, inputs, data, [&](const T& x) {
       leafExponent = std::max(leafExponent, static_cast<double>(Carrier<T>::exponentMagnitude(x)));
@@ -196,7 +218,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         if (bits > static_cast<double>(kMaxExactBits))
           return BudgetExcess{Limit::bits, p, bits, static_cast<double>(kMaxExactBits)};
       }
-      if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); }) {
+      if constexpr (detail::IntervalCarrier<T>) {
         const double exponent = degrees[p] * leafExponent;
         if (exponent > static_cast<double>(kMaxIntervalExponent))
           return BudgetExcess{Limit::bits, p, exponent, static_cast<double>(kMaxIntervalExponent)};
@@ -206,11 +228,8 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       std::size_t depth = 1;  // a bound on a fold's length: the largest dimension read
       for (std::size_t a : node.args)
         for (std::size_t dim : graph.shapeAt(a)) depth = std::max(depth, dim);
-      double forwardCost = detail::operationCost<T>(bits, ops::isTranscendental(node.op)), termCost = forwardCost;
-      // IEEE matrix products fold in tiles of vector registers, several times faster an operation.
-      const double ieeeCost = ops::ieeeOperationNs(node.op, call);
-      if constexpr (std::is_floating_point_v<T>)
-        if (!ops::isTranscendental(node.op)) forwardCost = termCost = ieeeCost;
+      const kernels::IeeeOperationNs cost = detail::nodeOperationNs<T>(node.op, call, bits);
+      double forwardCost = cost.forward, termCost = cost.terms;
       if constexpr (kernels::HoldsExactSums<T>) {
         // Folds of products of inputs holding doubles: in double where every step is exact, else as
         // exact sums; the terms' folds read a cotangent not known here, so count exact sums.
@@ -220,7 +239,8 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         if (argumentsHoldDoubles) {
           const double folded = ops::foldedShare(node.op, call), rest = (1 - folded) * forwardCost;
           const bool inDouble = kernels::foldIsExactInDouble(ownLeaves, ownLeaves, depth);
-          forwardCost = folded * (inDouble ? ieeeCost : detail::kExactFoldProduct) + rest;
+          const double inDoubleCost = ops::ieeeOperationNs(node.op, call, sizeof(double)).forward;
+          forwardCost = folded * (inDouble ? inDoubleCost : detail::kExactFoldProduct) + rest;
           termCost = folded * detail::kExactFoldProduct + rest;
         }
       }
@@ -256,7 +276,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
                                 kernels::foldIsExactInDouble(leaves, leaves, depth);
           const double folded = ops::foldedShare(node.op, call);
           const double operationCost =
-              inDouble ? ieeeCost
+              inDouble ? detail::averageOverAPass(ops::ieeeOperationNs(node.op, call, sizeof(double)))
                        : folded * detail::kExactFoldProduct +
                              (1 - folded) * detail::kEnclosedOperation * ops::enclosureCost(node.op);
           const double whole = runs.allFinite + (1 - runs.allFinite) * std::pow(runs.finiteShare, argumentElements);
@@ -325,7 +345,7 @@ std::string describeExcess(const Graph<T>& graph, const BudgetExcess& excess) {
                          detail::shownAbove(excess.whole / mib, excess.allowed / mib, "{:.{}f}", 0));
     }
     case BudgetExcess::Limit::bits:
-      if constexpr (requires(const T& x) { Carrier<T>::exponentMagnitude(x); })
+      if constexpr (detail::IntervalCarrier<T>)
         return fmt::format("{}: its values may reach about 2^±{:.0f}, past the exact carriers' ceiling on interval "
                            "endpoints of 2^±{:.0f}",
                            where, excess.estimate, excess.allowed);

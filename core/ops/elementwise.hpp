@@ -58,12 +58,13 @@ struct OpBase {
   static double foldedShare(const ShapeCall<T>&) {
     return 0;
   }
-  //! About the nanoseconds one of `work`'s operations takes on an IEEE carrier, over the forward
-  //! and the terms (core/graph/cost.h). Default: an operation element by element in vector lanes
-  //! or along one row (kernels::kIeeeOperationNs).
+  //! About the nanoseconds one of `work`'s operations takes on IEEE values of `valueBytes` bytes
+  //! (4 or 8) in the forward and in the terms (core/graph/cost.h; a libm call is counted there,
+  //! whatever this says). Default: an operation element by element in vector lanes or along one
+  //! row (kernels::kIeeeOperationNs).
   template <class T>
-  static double ieeeOperationNs(const ShapeCall<T>&) {
-    return kernels::kIeeeOperationNs;
+  static kernels::IeeeOperationNs ieeeOperationNs(const ShapeCall<T>&, std::size_t /*valueBytes*/) {
+    return {};
   }
   //! What an IEEE forward may err by beyond accuracyUlps, per output element, as a tensor of
   //! bounds computed on an enclosing carrier from the arguments and the exact output `y`. Default:

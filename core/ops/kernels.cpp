@@ -26,7 +26,11 @@
 namespace tc::kernels {
 namespace {
 
-// kVectorBytes (32): one AVX register in the avx2 clone, two SSE2 registers in the default one.
+// The bytes of one vector register the kernels fold in: one AVX register in the avx2 clone, two
+// SSE2 registers in the default one. And the rows of x one tile folds together: a product with
+// fewer rows folds row by row (foldFewRows).
+constexpr std::size_t kVectorBytes = 32, kTileRows = 4;
+
 template <class T>
 using Vec [[gnu::vector_size(kVectorBytes)]] = T;
 template <class T>
@@ -297,8 +301,10 @@ void foldProductsSkippingZeros(const Operands<T>& o) {
 }
 
 // Calls f(begin, end) on blocks of the rows [0, m) that together cover them, on as many threads as
-// the processor has cores (at most one block per row) where the folds of an [m, depth] × [depth, n]
-// product do at least kThreadedWork multiply-adds, else once on the calling thread. Each output is computed by one call exactly
+// the processor has cores (each block at least kTileRows rows, so that it folds in tiles: two
+// threads folding 2 rows each row by row took twice as long as one folding 4 in tiles) where the
+// folds of an [m, depth] × [depth, n] product do at least kThreadedWork multiply-adds, else once
+// on the calling thread. Each output is computed by one call exactly
 // as alone, so the blocks change no bit; a thread that cannot start runs its block here instead.
 constexpr double kThreadedWork = 1 << 24;  // about 1 ms in double: a thread costs tens of microseconds
 
@@ -306,7 +312,7 @@ template <class F>
 void forRowBlocks(std::size_t m, std::size_t depth, std::size_t n, F f) {
   static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const double work = static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n);
-  const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, m);
+  const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, std::max<std::size_t>(1, m / kTileRows));
   if (blocks <= 1) return f(std::size_t{0}, m);
   auto begin = [&](std::size_t b) { return m * b / blocks; };
   std::vector<std::thread> helpers;
@@ -417,6 +423,43 @@ void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, cons
 void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
                       std::size_t depth, std::size_t n, float* c) {
   foldRowBlocksIeee(x, xRow, xStep, y, m, depth, n, c);
+}
+
+namespace {
+
+// The nanoseconds of ieeeProductNs's parts on one core, for doubles, measured on products of
+// 8 × 8 × 8 to 4096 × 4096 × 8 (bench/RESULTS.md, "The estimate of a matrix product"): a
+// multiply-add in a tile of 4 rows and two vectors (0.045 to 0.055 from 128 rows on), in a
+// one-vector panel or a row folded alone (latency-bound: too few sums in flight), and one output
+// folded alone (a scalar chain); copying one value of x or y into packed order, from the caches
+// or, where y passes 8 MiB, from memory; writing one output (its allocation, zeroing and store:
+// measured 0.3 to 1.6 where the depth is 1 or 2); a call. Floats halve the vector parts (twice the
+// lanes) and the writing of an output (half the bytes).
+constexpr double kTiledNs = 0.06, kOneVectorNs = 0.3, kOneOutputNs = 0.8;
+constexpr double kPackedNs = 0.45, kPackedFromMemoryNs = 0.9, kPackedCacheBytes = 8 << 20;
+constexpr double kOutputNs = 1.6, kCallNs = 50;
+
+}  // namespace
+
+double ieeeProductNs(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes) {
+  // The kernel's parts, as foldProductsVectorized assigns the outputs to them.
+  const std::size_t lanes = kVectorBytes / valueBytes;
+  const std::size_t vectorColumns = n / lanes * lanes, wide = n / (2 * lanes) * (2 * lanes);
+  const std::size_t tiledRows = m < kTileRows ? 0 : m / kTileRows * kTileRows;
+  // A value's bytes over a double's: its share of a double's time in the vector parts and the writes.
+  const double valueShare = static_cast<double>(valueBytes) / sizeof(double);
+  const double rows = static_cast<double>(m), steps = static_cast<double>(depth);
+  double ns = kCallNs + rows * static_cast<double>(n) * kOutputNs * valueShare;
+  ns += rows * steps * static_cast<double>(n - vectorColumns) * kOneOutputNs;
+  ns += static_cast<double>(tiledRows) * steps *
+        (static_cast<double>(wide) * kTiledNs + static_cast<double>(vectorColumns - wide) * kOneVectorNs) * valueShare;
+  ns += static_cast<double>(m - tiledRows) * steps * static_cast<double>(vectorColumns) * kOneVectorNs * valueShare;
+  if (tiledRows > 0 && vectorColumns > 0) {
+    const double packedY = steps * static_cast<double>(vectorColumns);
+    const bool yInCache = packedY * static_cast<double>(valueBytes) <= kPackedCacheBytes;
+    ns += (rows * steps + packedY) * (yInCache ? kPackedNs : kPackedFromMemoryNs);
+  }
+  return ns;
 }
 
 }  // namespace tc::kernels

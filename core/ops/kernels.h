@@ -161,24 +161,26 @@ void foldProductsIeee(const double* x, std::size_t xRow, std::size_t xStep, cons
 void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const float* y, std::size_t m,
                       std::size_t depth, std::size_t n, float* c);
 
-//! The bytes of one vector register the IEEE kernels fold in, and the rows of x one tile of
-//! foldProductsIeee folds together: a product with fewer rows, or fewer columns of y than a
-//! vector's lanes, folds row by row or output by output instead.
-inline constexpr std::size_t kVectorBytes = 32, kTileRows = 4;
+//! About the nanoseconds of one IEEE operation element by element, in vector lanes or along one
+//! row, on one core. Estimates of work (core/graph/cost.h) read it.
+inline constexpr double kIeeeOperationNs = 0.25;
 
-//! About the nanoseconds of one IEEE operation element by element (in vector lanes, or a fold
-//! along one row), and of one multiply-add of a product that foldProductsIeee folds in tiles, on
-//! one core (measured: 0.045 to 0.055 on products of 128 to 512 rows). Estimates of work
-//! (core/graph/cost.h) read them.
-inline constexpr double kIeeeOperationNs = 0.25, kIeeeTiledMultiplyAddNs = 0.06;
+//! About the nanoseconds of one operation of an op's forward and of one of its terms' on IEEE
+//! values (OpBase::ieeeOperationNs).
+struct IeeeOperationNs {
+  double forward = kIeeeOperationNs;
+  double terms = kIeeeOperationNs;
+};
 
-//! The nanoseconds of one multiply-add of foldProductsIeee on an [m, depth] × [depth, n] product
-//! of T's values (a carrier other than float folds its doubles: the interval carrier's points).
-template <class T>
-double ieeeMultiplyAddNs(std::size_t m, std::size_t n) {
-  constexpr std::size_t lanes = kVectorBytes / (std::is_same_v<T, float> ? sizeof(float) : sizeof(double));
-  return m >= kTileRows && n >= lanes ? kIeeeTiledMultiplyAddNs : kIeeeOperationNs;
-}
+//! About the nanoseconds foldProductsIeee takes on one core for an [m, depth] × [depth, n] product
+//! of values of `valueBytes` bytes (4 for float, else 8: the interval carrier's points fold as
+//! doubles), counted from the parts of the kernel each output takes: tiles of vector registers,
+//! one-vector panels, rows left over beside the tiles, columns left over beside the vectors (one
+//! output at a time), the packing of its operands, the writing of every output, and a call. It
+//! errs high rather than low: `tapecheck bench product` measures it on 41 shapes from 8 × 8 × 8 to
+//! 4096 × 4096 × 8 at 1.1 to 6.3 times the time taken on doubles, 1.5 to 7.7 on floats, and more
+//! where the product runs on several cores (bench/RESULTS.md, "The estimate of a matrix product").
+double ieeeProductNs(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes);
 
 //! A carrier some of whose values are doubles exactly, as the interval carrier's points are: on
 //! those, an operation whose exact result is a double gives that double's value.

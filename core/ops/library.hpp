@@ -158,10 +158,11 @@ double foldedShare(OpKind kind, const ShapeCall<T>& call) {
   return visitOp(kind, [&](auto op) { return decltype(op)::foldedShare(call); });
 }
 
-//! About the nanoseconds of one of the op's operations on an IEEE carrier (OpBase::ieeeOperationNs).
+//! About the nanoseconds of one of the op's operations in the forward and in the terms on IEEE
+//! values of `valueBytes` bytes (OpBase::ieeeOperationNs).
 template <class T>
-double ieeeOperationNs(OpKind kind, const ShapeCall<T>& call) {
-  return visitOp(kind, [&](auto op) { return decltype(op)::ieeeOperationNs(call); });
+kernels::IeeeOperationNs ieeeOperationNs(OpKind kind, const ShapeCall<T>& call, std::size_t valueBytes) {
+  return visitOp(kind, [&](auto op) { return decltype(op)::ieeeOperationNs(call, valueBytes); });
 }
 
 //! The op's accuracy budget on IEEE carriers in ulps of the exact result (OpBase::accuracyUlps).

@@ -181,15 +181,22 @@ struct Matmul : OpBase, ProductDegree {
   static double foldedShare(const ShapeCall<T>& c) {
     return c.arg(1).size() == 2 ? 1.0 : 2.0 / 3;
   }
-  //! Of matrices: the forward's [m, k]·[k, n] and the terms' ct·bᵀ ([m, n]·[n, k]) and aᵀ·ct
-  //! ([k, m]·[m, n]), a third of the operations each, fold in the IEEE kernels' tiles where they
-  //! have the rows and columns (kernels::ieeeMultiplyAddNs).
+  //! The kernels' time for each product (kernels::ieeeProductNs) per multiply-add: the forward's
+  //! [m, k]·[k, n]; the terms' ct·bᵀ ([m, n]·[n, k], after copying bᵀ) and aᵀ·ct ([k, m]·[m, n]).
+  //! For a vector b, whose forward folds row by row, the terms' outer product and aᵀ·ct ([k, m]·[m, 1],
+  //! one output at a time).
   template <class T>
-  static double ieeeOperationNs(const ShapeCall<T>& c) {
-    if (c.arg(1).size() != 2) return kernels::kIeeeOperationNs;
-    const std::size_t m = c.arg(0)[0], k = c.arg(0)[1], n = c.arg(1)[1];
-    return (kernels::ieeeMultiplyAddNs<T>(m, n) + kernels::ieeeMultiplyAddNs<T>(m, k) +
-            kernels::ieeeMultiplyAddNs<T>(k, n)) / 3;
+  static kernels::IeeeOperationNs ieeeOperationNs(const ShapeCall<T>& c, std::size_t valueBytes) {
+    const bool matrix = c.arg(1).size() == 2;
+    const std::size_t m = c.arg(0)[0], k = c.arg(0)[1], n = matrix ? c.arg(1)[1] : 1;
+    const double multiplyAdds = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+    if (multiplyAdds == 0) return {};
+    const double aTransposedTimesCt = kernels::ieeeProductNs(k, m, n, valueBytes);
+    if (!matrix) return {kernels::kIeeeOperationNs, (multiplyAdds * kernels::kIeeeOperationNs + aTransposedTimesCt) / (2 * multiplyAdds)};
+    const double ctTimesBTransposed = kernels::ieeeProductNs(m, n, k, valueBytes) +
+                                      static_cast<double>(k) * static_cast<double>(n) * kernels::kIeeeOperationNs;
+    return {kernels::ieeeProductNs(m, k, n, valueBytes) / multiplyAdds,
+            (ctTimesBTransposed + aTransposedTimesCt) / (2 * multiplyAdds)};
   }
   template <class T>
   static Result<Shape> shape(const ShapeCall<T>& c) {

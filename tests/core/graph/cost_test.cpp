@@ -12,6 +12,7 @@
 #include "core/graph/builder.h"
 #include "core/carriers/interval.h"
 #include "core/graph/cost.h"
+#include "core/ops/kernels.h"
 #include "core/runtime/compiled.h"
 #include "core/spec/reference.h"
 
@@ -28,39 +29,78 @@ Budget workBudget(double work) { return Budget{work, 1e30}; }
 Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
 
 const PassCounts kForwardOnly{.forward = 1, .backward = 0, .copies = 1};
-// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a multiply-add of a product folded in
-// the kernels' tiles 0.06, a visit of the dense order to an earlier position 5 ns besides its
-// elements' additions.
+// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a visit of the dense order to an
+// earlier position 5 ns besides its elements' additions.
 constexpr double kIeee = 0.25;
-constexpr double kTiled = 0.06;
 constexpr double kVisit = 5;
 
-TEST(WorkEstimate, AMatrixProductCountsItsMultiplyAddsAtTheSpeedOfItsKernel) {
+// The kernels' nanoseconds for an [m, depth] × [depth, n] product of doubles (the model itself is
+// tested in tests/core/ops/kernels_test.cpp).
+double productNs(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes = sizeof(double)) {
+  return kernels::ieeeProductNs(m, depth, n, valueBytes);
+}
+// A matrix product [m, k]·[k, n]'s terms: ct·bᵀ after copying bᵀ, and aᵀ·ct.
+double matmulTermsNs(std::size_t m, std::size_t k, std::size_t n, std::size_t valueBytes = sizeof(double)) {
+  return productNs(m, n, k, valueBytes) + static_cast<double>(k * n) * kIeee + productNs(k, m, n, valueBytes);
+}
+
+TEST(WorkEstimate, AMatrixProductCountsItsProductsAtTheSpeedOfTheKernels) {
   auto b = *GraphBuilder<double>::create({{30, 40}, {40, 50}});
   b.add(OpKind::matmul, {0, 1}).value();
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({30, 40}, 1), filled<double>({40, 50}, 1)};
-  // 60,000 multiply-adds, the only work of a forward pass; the forward's product and both terms'
-  // have rows and columns enough to fold in tiles of vector registers.
-  const double macs = 30.0 * 40 * 50 * kTiled;
-  EXPECT_FALSE(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs)));
-  auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(macs - 1));
+  // The forward's product is the only work of a forward pass.
+  const double forward = productNs(30, 40, 50);
+  auto excess = exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(0.999 * forward));
   ASSERT_TRUE(excess);
   EXPECT_EQ(excess->limit, BudgetExcess::Limit::work);
   EXPECT_EQ(excess->position, 2u);
-  EXPECT_EQ(excess->estimate, macs);
-  // A reverse pass forms two operations for each forward one.
-  EXPECT_EQ(
+  EXPECT_DOUBLE_EQ(excess->estimate, forward);
+  EXPECT_FALSE(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1.001 * forward)));
+  // A reverse pass adds the terms' two products.
+  EXPECT_DOUBLE_EQ(
       exceedsBudget(g, &inputs, {}, PassCounts{.forward = 1, .backward = 1, .copies = 1}, workBudget(1))->estimate,
-      3 * macs);
-  // Two rows, fewer than a tile: the forward and ct·bᵀ ([2, 50]·[50, 40]) fold row by row, aᵀ·ct
-  // ([40, 2]·[2, 50]) in tiles; a third of the operations each.
-  auto few = *GraphBuilder<double>::create({{2, 40}, {40, 50}});
-  few.add(OpKind::matmul, {0, 1}).value();
-  Graph<double> twoRows = std::move(few).build();
-  const Pack<double> twoRowInputs{filled<double>({2, 40}, 1), filled<double>({40, 50}, 1)};
-  EXPECT_DOUBLE_EQ(exceedsBudget(twoRows, &twoRowInputs, {}, kForwardOnly, workBudget(1))->estimate,
-                   2.0 * 40 * 50 * (kIeee + kIeee + kTiled) / 3);
+      forward + matmulTermsNs(30, 40, 50));
+}
+
+TEST(WorkEstimate, AForwardPassCountsTheForwardsProductAlone) {
+  // [4, 256]·[256, 64] folds in tiles at depth 256; of its terms, aᵀ·ct ([256, 4]·[4, 64]) folds only
+  // 4 steps for each output it writes: its terms cost about twice as much an operation.
+  auto b = *GraphBuilder<double>::create({{4, 256}, {256, 64}});
+  b.add(OpKind::matmul, {0, 1}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({4, 256}, 1), filled<double>({256, 64}, 1)};
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, productNs(4, 256, 64));
+  EXPECT_GT(matmulTermsNs(4, 256, 64) / 2, 1.5 * productNs(4, 256, 64));
+  EXPECT_DOUBLE_EQ(
+      exceedsBudget(g, &inputs, {}, PassCounts{.forward = 0, .backward = 1, .copies = 1}, workBudget(1))->estimate,
+      matmulTermsNs(4, 256, 64));
+  // A vector b: the forward folds row by row, the terms are an outer product and aᵀ·ct, [2, 8]·[8, 1].
+  auto v = *GraphBuilder<double>::create({{8, 2}, {2}});
+  v.add(OpKind::matmul, {0, 1}).value();
+  Graph<double> byVector = std::move(v).build();
+  const Pack<double> vectorInputs{filled<double>({8, 2}, 1), filled<double>({2}, 1)};
+  EXPECT_DOUBLE_EQ(exceedsBudget(byVector, &vectorInputs, {}, kForwardOnly, workBudget(1))->estimate, 16 * kIeee);
+  EXPECT_DOUBLE_EQ(exceedsBudget(byVector, &vectorInputs, {}, PassCounts{.forward = 0, .backward = 1, .copies = 1},
+                                 workBudget(1))
+                       ->estimate,
+                   16 * kIeee + productNs(2, 8, 1));
+}
+
+TEST(WorkEstimate, AFloatProductFoldsInFloatLanes) {
+  // Four columns are a vector of doubles but half a vector of floats: one output at a time.
+  auto b = *GraphBuilder<float>::create({{64, 64}, {64, 4}});
+  b.add(OpKind::matmul, {0, 1}).value();
+  Graph<float> g = std::move(b).build();
+  const Pack<float> inputs{filled<float>({64, 64}, 1), filled<float>({64, 4}, 1)};
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, productNs(64, 64, 4, 4));
+  EXPECT_GT(productNs(64, 64, 4, 4), 1.5 * productNs(64, 64, 4, 8));
+  // The accuracy oracle folds small integers in double: in doubles' lanes.
+  const double judged = (64.0 * 64 + 64.0 * 4 + 64.0 * 4) * 4000;
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, PassCounts{.forward = 0, .backward = 0, .copies = 1, .ownValues = {1}},
+                                 workBudget(1))
+                       ->estimate,
+                   productNs(64, 64, 4, 8) + matmulTermsNs(64, 64, 4, 8) + judged);
 }
 
 TEST(WorkEstimate, TheDenseOrderAddsToEveryEarlierPosition) {
@@ -127,22 +167,23 @@ TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactIn
   Graph<double> g = std::move(b).build();
   const double macs = 30.0 * 40 * 50;
   const double judged = (30.0 * 40 + 40.0 * 50 + 30.0 * 50) * kJudged;  // the arguments' gradients and the output
+  const double inDouble = productNs(30, 40, 50) + matmulTermsNs(30, 40, 50);  // the forward and the terms
   // Values with long significands: every multiply-add of the forward and both terms added to an
   // exact sum (matmul's folds all run in the kernels, ops::foldedShare).
   const Pack<double> wide{Tensor<double>::filled({30, 40}, 0.1), Tensor<double>::filled({40, 50}, 0.3)};
   EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kExactFold + judged);
   // Small integers: the folds run in double (kernels::foldIsExactInDouble).
   const Pack<double> small{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8)};
-  EXPECT_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, 3 * macs * kTiled + judged);
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &small, {}, accuracyOnly({1}), workBudget(1))->estimate, inDouble + judged);
   // A graph-only file's values are unknown: counted as wide.
   EXPECT_EQ(exceedsBudget(g, static_cast<const Pack<double>*>(nullptr), {}, accuracyOnly({1}), workBudget(1))->estimate,
             3 * macs * kExactFold + judged);
   // Draws promised short are folded in double, whatever the file's own values; a second run judges
   // each element at a tenth of the first's cost (the oracle's memory is touched already).
-  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
-            2 * 3 * macs * kTiled + judged + judged / 10);
-  EXPECT_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}, {1, 1, true}), workBudget(1))->estimate,
-            3 * macs * kExactFold + judged + 3 * macs * kTiled + judged / 10);
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({}, {2, 1, true}), workBudget(1))->estimate,
+                   2 * inDouble + judged + judged / 10);
+  EXPECT_DOUBLE_EQ(exceedsBudget(g, &wide, {}, accuracyOnly({1}, {1, 1, true}), workBudget(1))->estimate,
+                   3 * macs * kExactFold + judged + inDouble + judged / 10);
   // A product of products reads values that are not leaves: as exact sums again.
   auto c = *GraphBuilder<double>::create({{30, 40}, {40, 50}, {50, 50}});
   c.add(OpKind::matmul, {0, 1}).value();
@@ -150,10 +191,10 @@ TEST(WorkEstimate, TheAccuracyOracleFoldsProductsAsExactSumsUnlessTheyAreExactIn
   Graph<double> chained = std::move(c).build();
   const Pack<double> smallThree{filled<double>({30, 40}, 3), filled<double>({40, 50}, -8), filled<double>({50, 50}, 1)};
   const double second = 3 * (30.0 * 50 * 50) * kExactFold + (30.0 * 50 + 50.0 * 50 + 30.0 * 50) * kJudged;
-  auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(3 * macs * kTiled + judged));
+  auto total = exceedsBudget(chained, &smallThree, {}, accuracyOnly({1}), workBudget(1.001 * (inDouble + judged)));
   ASSERT_TRUE(total);
   EXPECT_EQ(total->position, 4u);
-  EXPECT_EQ(total->estimate, 3 * macs * kTiled + judged + second);
+  EXPECT_DOUBLE_EQ(total->estimate, inDouble + judged + second);
   // A linear layer's term of W is an outer product on MPFI intervals: a third of its enclosure.
   auto l = *GraphBuilder<double>::create({{30, 40}, {40}, {30}});
   l.add(OpKind::linear, {0, 1, 2}).value();
@@ -208,8 +249,8 @@ TEST(WorkEstimate, AnIntervalOperationCostsWhatMpfiTakesUnlessItFoldsInputsHoldi
   // Small integers: the forward folds in double, in the kernels' tiles; the terms (their cotangent
   // unknown) as exact sums.
   const Pack<Interval> small{filled<Interval>({30, 40}, 1), filled<Interval>({40, 50}, -8)};
-  EXPECT_EQ(estimate(small, kForwardOnly), macs * kTiled);
-  EXPECT_EQ(estimate(small, forwardAndBackward), macs * (kTiled + 2 * kExactFold));
+  EXPECT_DOUBLE_EQ(estimate(small, kForwardOnly), productNs(30, 40, 50));
+  EXPECT_DOUBLE_EQ(estimate(small, forwardAndBackward), productNs(30, 40, 50) + 2 * macs * kExactFold);
   // Doubles with long significands: exact sums.
   const Pack<Interval> wide{Tensor<Interval>::filled({30, 40}, Carrier<Interval>::fromDouble(0.1)),
                             filled<Interval>({40, 50}, 3)};

@@ -397,3 +397,48 @@ TEST(DenseKernelsOnThreads, ALargeProductSplitBetweenThreadsEqualsItsRowsAlone) 
 }
 
 }  // namespace
+
+namespace {
+
+// kernels::ieeeProductNs, per multiply-add, against the kernel's parts it counts (measured figures
+// in bench/RESULTS.md, "The estimate of a matrix product").
+double perMultiplyAdd(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes = sizeof(double)) {
+  return tc::kernels::ieeeProductNs(m, depth, n, valueBytes) /
+         (static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n));
+}
+
+TEST(ProductEstimate, ALargeProductCountsItsTilesAtAboutTheirSpeed) {
+  // 0.06 a multiply-add in tiles, the packing and the outputs adding under a tenth at this size.
+  EXPECT_GE(perMultiplyAdd(512, 512, 512), 0.06);
+  EXPECT_LT(perMultiplyAdd(512, 512, 512), 0.066);
+  // Floats fold twice as many lanes a vector.
+  EXPECT_GE(perMultiplyAdd(512, 512, 512, sizeof(float)), 0.03);
+  EXPECT_LT(perMultiplyAdd(512, 512, 512, sizeof(float)), 0.036);
+}
+
+TEST(ProductEstimate, WhatTheTilesLeaveCostsMore) {
+  // Fewer rows than a tile: row by row, at 0.3 a multiply-add; four rows fold in tiles.
+  EXPECT_GE(perMultiplyAdd(3, 512, 512), 0.3);
+  EXPECT_LT(perMultiplyAdd(4, 512, 512), 0.2);
+  // Columns left beside the vectors: one output at a time, 0.8 a multiply-add.
+  EXPECT_GE(perMultiplyAdd(512, 512, 3), 0.8);
+  EXPECT_GE(perMultiplyAdd(512, 512, 9) * 9, perMultiplyAdd(512, 512, 8) * 8 + 0.8);
+  // A single vector of columns: a one-vector panel, 0.3; two vectors fold in tiles.
+  EXPECT_GE(perMultiplyAdd(512, 512, 4), 0.3);
+  EXPECT_LT(perMultiplyAdd(512, 512, 8), 0.15);
+  // Four columns are a vector of doubles but half a vector of floats.
+  EXPECT_LT(perMultiplyAdd(512, 512, 4), 0.5);
+  EXPECT_GE(perMultiplyAdd(512, 512, 4, sizeof(float)), 0.8);
+  // A short fold: every output written costs 1.6 (a float 0.8), here once per multiply-add.
+  EXPECT_GE(perMultiplyAdd(512, 1, 512), 1.6);
+  EXPECT_GE(perMultiplyAdd(512, 1, 512, sizeof(float)), 0.8);
+  EXPECT_LT(perMultiplyAdd(512, 1, 512, sizeof(float)), 1.0);
+}
+
+TEST(ProductEstimate, PackingFromMemoryCostsTwiceAsMuch) {
+  // Four rows read each value of y packed once: 0.45 a value while y fits in 8 MiB, 0.9 beyond.
+  EXPECT_NEAR(perMultiplyAdd(4, 1024, 1024) - perMultiplyAdd(8, 1024, 1024), 0.45 / 4 - 0.45 / 8, 0.002);
+  EXPECT_NEAR(perMultiplyAdd(4, 2048, 2048) - perMultiplyAdd(8, 2048, 2048), 0.9 / 4 - 0.9 / 8, 0.002);
+}
+
+}  // namespace
