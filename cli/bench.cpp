@@ -5,7 +5,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <chrono>
+#include <random>
 #include <vector>
 
 #include "bench/workloads.h"
@@ -13,6 +16,7 @@
 #include "core/graph/seed_pack.h"
 #include "core/io/case_file.h"
 #include "core/io/listing.h"
+#include "core/ops/kernels.h"
 #include "core/runtime/compiled.h"
 
 namespace tc::cli {
@@ -27,7 +31,7 @@ double medianMs(std::size_t repeat, Prepare&& prepare, F&& f) {
   for (std::size_t i = 0; i < repeat; ++i) {
     auto prepared = prepare();
     auto start = std::chrono::steady_clock::now();
-    auto result = f(std::move(prepared));
+    [[maybe_unused]] auto result = f(std::move(prepared));
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
@@ -123,6 +127,86 @@ int matmulBench(const BenchOptions& o) {
   return kSuccess;
 }
 
+// The shapes [m, depth, n] `bench product` times by default: tiles, rows and columns left beside
+// them, short and deep folds, operands in the caches and beyond (bench/RESULTS.md, "The estimate
+// of a matrix product").
+constexpr std::array<std::array<std::size_t, 3>, 41> kProductShapes{{
+    {512, 512, 512}, {128, 128, 128}, {64, 64, 64},    {32, 32, 32},     {16, 16, 16},     {8, 8, 8},
+    {1, 512, 512},   {3, 512, 512},   {4, 512, 512},   {5, 512, 512},    {7, 512, 512},    {8, 512, 512},
+    {16, 512, 512},  {9, 64, 64},     {4096, 512, 4},  {4096, 512, 8},   {4096, 512, 12},  {4096, 512, 16},
+    {512, 512, 1},   {512, 512, 3},   {256, 256, 8},   {256, 256, 9},    {256, 256, 10},   {40, 2, 50},
+    {256, 1, 256},   {512, 2, 512},   {512, 8, 512},   {512, 32, 512},   {512, 128, 512},  {4, 1024, 1024},
+    {1024, 1024, 1024}, {4, 2048, 2048}, {16, 2048, 2048}, {2048, 2048, 16}, {4, 4096, 4096}, {8, 4096, 4096},
+    {64, 4096, 4096}, {4096, 4096, 4}, {4096, 4096, 8}, {2, 40, 50},    {30, 40, 50},
+}};
+
+// One IEEE product [m, depth] × [depth, n] of values in [-1, 1] (kernels::foldProductsIeee, its
+// output allocated each time, as an op's is): the median time a multiply-add of --repeat runs, each
+// of enough products for about 2^24 multiply-adds, beside what the work estimate counts
+// (kernels::ieeeProductNs, one core), after one run untimed.
+template <class T>
+nlohmann::json productRow(std::size_t m, std::size_t depth, std::size_t n, std::size_t repeat) {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<T> x(m * depth), y(depth * n);
+  for (T& v : x) v = static_cast<T>(uniform(rng));
+  for (T& v : y) v = static_cast<T>(uniform(rng));
+  const double macs = static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n);
+  const std::size_t products = std::max<std::size_t>(1, static_cast<std::size_t>((1 << 24) / macs));
+  auto fold = [&] {
+    std::size_t kept = 0;  // what the products give, so that none is left out
+    for (std::size_t k = 0; k < products; ++k) {
+      std::vector<T> c(m * n);
+      kernels::foldProductsIeee(x.data(), depth, 1, y.data(), m, depth, n, c.data());
+      kept += c[k % c.size()] > 0;
+    }
+    return kept;
+  };
+  fold();  // untimed: the first run pays for the threads' and the buffers' first use
+  const double ms = medianMs(repeat, fold);
+  const double measured = nsPer(ms, macs * static_cast<double>(products));
+  const double estimate = kernels::ieeeProductNs(m, depth, n, sizeof(T)) / macs;
+  return {{"workload", "product"}, {"carrier", std::string(Carrier<T>::name)}, {"m", m}, {"depth", depth}, {"n", n},
+          {"ns_per_mac", measured}, {"estimate_ns_per_mac", estimate}, {"estimate_over_measured", estimate / measured},
+          {"runs", repeat}};
+}
+
+// The most values `bench product` holds for one shape: its operands and its output.
+constexpr double kMostProductElements = 1 << 27;
+
+// `bench product`: --shape M,DEPTH,N or the default shapes, on --carrier double or float (default both).
+int productBench(const BenchOptions& o) {
+  if (!o.carrier.empty() && o.carrier != "double" && o.carrier != "float")
+    return report(kUsage, "bench product: --carrier must be double or float");
+  std::vector<std::array<std::size_t, 3>> shapes(kProductShapes.begin(), kProductShapes.end());
+  if (!o.shape.empty()) {
+    std::array<std::size_t, 3> shape{};
+    const char* at = o.shape.data();
+    const char* end = at + o.shape.size();
+    for (std::size_t d = 0; d < 3; ++d) {
+      auto [next, ec] = std::from_chars(at, end, shape[d]);
+      const bool last = d == 2;
+      if (ec != std::errc() || shape[d] == 0 || (last ? next != end : next == end || *next != ','))
+        return report(kUsage, fmt::format("bench product: --shape must be M,DEPTH,N (three positive integers), got {}",
+                                          o.shape));
+      at = next + 1;
+    }
+    const auto [m, depth, n] = shape;
+    const double elements = static_cast<double>(m) * static_cast<double>(depth) +
+                            static_cast<double>(depth) * static_cast<double>(n) + static_cast<double>(m) * static_cast<double>(n);
+    if (elements > kMostProductElements)
+      return report(kUsage, fmt::format("bench product: --shape {} holds {:.3g} values in its operands and output, more than "
+                                        "the {:.3g} it allows (1 GiB of doubles)",
+                                        o.shape, elements, kMostProductElements));
+    shapes = {shape};
+  }
+  for (const auto& [m, depth, n] : shapes) {
+    if (o.carrier.empty() || o.carrier == "double") print(productRow<double>(m, depth, n, o.repeat));
+    if (o.carrier.empty() || o.carrier == "float") print(productRow<float>(m, depth, n, o.repeat));
+  }
+  return kSuccess;
+}
+
 // What `tapecheck grad FILE --carrier double` does to a chain file of --nodes nodes, by phase:
 // reading the text into a case (parse, validation, shapes), the forward, the dense backward, and
 // the listing it prints.
@@ -150,6 +234,7 @@ int runBench(const BenchOptions& o) {
   if (o.workload == "relu-chain") return o.nodes == 0 ? report(kUsage, "bench: --nodes must be at least 1") : reluChainBench(o);
   if (o.workload == "mlp") return mlpBench(o);
   if (o.workload == "matmul") return o.n == 0 ? report(kUsage, "bench: --n must be at least 1") : matmulBench(o);
+  if (o.workload == "product") return productBench(o);
   if (o.workload == "load-chain")
     return o.nodes == 0 ? report(kUsage, "bench: --nodes must be at least 1") : loadChainBench(o);
   std::string carrier = o.carrier.empty() ? "rational" : o.carrier;

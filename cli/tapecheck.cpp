@@ -28,16 +28,18 @@ tc::cli::ExtraCommand mutantsCommand() {
 tc::cli::ExtraCommand benchCommand() {
   return {"bench", "Time the compiled passes on a synthetic workload (JSON lines)", [](CLI::App& command) {
             auto options = std::make_shared<tc::cli::BenchOptions>();
-            command.add_option("WORKLOAD", options->workload, "relu-chain, single-output, mlp, matmul or load-chain")
+            command.add_option("WORKLOAD", options->workload, "relu-chain, single-output, mlp, matmul, product or load-chain")
                 ->required()
-                ->check(CLI::IsMember({"relu-chain", "single-output", "mlp", "matmul", "load-chain"}));
+                ->check(CLI::IsMember({"relu-chain", "single-output", "mlp", "matmul", "product", "load-chain"}));
             command.add_option("--nodes", options->nodes, "graph size (relu-chain, single-output, load-chain)");
             command.add_option("--support", options->support, "nodes the output depends on (single-output)");
-            command.add_option("--carrier", options->carrier, "double (relu-chain, mlp); rational or modp (single-output)");
+            command.add_option("--carrier", options->carrier,
+                               "double (relu-chain, mlp); rational or modp (single-output); double or float (product, default both)");
             command.add_option("--repeat", options->repeat, "runs per figure; the median is printed");
             command.add_option("--width", options->width, "layer width (mlp)");
             command.add_option("--depth", options->depth, "layers (mlp)");
             command.add_option("--n", options->n, "matrix size (matmul)");
+            command.add_option("--shape", options->shape, "M,DEPTH,N: one [M, DEPTH] x [DEPTH, N] product (product; default: a list)");
             return [options] { return tc::cli::runBench(*options); };
           }};
 }
