@@ -403,7 +403,7 @@ class AccuracyJudge {
   // The magnitude of a sum's one addend so far, the seed's or a term's, as a second arrives.
   static void startMagnitude(GradientSum& sum) {
     sum.magnitude = ops::absolute(sum.exact);
-    if (sum.terms == 1)  // the term is the sum, its bound the sum's
+    if (!sum.seeded)  // the one addend is a term: the sum, its bound the sum's
       for (std::size_t i = 0; i < sum.magnitude.size(); ++i) sum.magnitude[i] = sum.magnitude[i] + sum.bound[i];
   }
 
