@@ -18,6 +18,7 @@
 #include "core/io/listing.h"
 #include "core/ops/kernels.h"
 #include "core/runtime/compiled.h"
+#include "core/support/text.h"
 
 namespace tc::cli {
 namespace {
@@ -179,16 +180,17 @@ int productBench(const BenchOptions& o) {
   if (!o.carrier.empty() && o.carrier != "double" && o.carrier != "float")
     return report(kUsage, "bench product: --carrier must be double or float");
   std::vector<std::array<std::size_t, 3>> shapes(kProductShapes.begin(), kProductShapes.end());
-  if (!o.shape.empty()) {
+  if (o.shape) {
+    const std::string& given = *o.shape;
     std::array<std::size_t, 3> shape{};
-    const char* at = o.shape.data();
-    const char* end = at + o.shape.size();
+    const char* at = given.data();
+    const char* end = at + given.size();
     for (std::size_t d = 0; d < 3; ++d) {
       auto [next, ec] = std::from_chars(at, end, shape[d]);
       const bool last = d == 2;
       if (ec != std::errc() || shape[d] == 0 || (last ? next != end : next == end || *next != ','))
         return report(kUsage, fmt::format("bench product: --shape must be M,DEPTH,N (three positive integers), got {}",
-                                          o.shape));
+                                          quote(given)));
       at = next + 1;
     }
     const auto [m, depth, n] = shape;
@@ -197,7 +199,7 @@ int productBench(const BenchOptions& o) {
     if (elements > kMostProductElements)
       return report(kUsage, fmt::format("bench product: --shape {} holds {:.3g} values in its operands and output, more than "
                                         "the {:.3g} it allows (1 GiB of doubles)",
-                                        o.shape, elements, kMostProductElements));
+                                        quote(given), elements, kMostProductElements));
     shapes = {shape};
   }
   for (const auto& [m, depth, n] : shapes) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace tc::cli {
@@ -13,7 +14,7 @@ struct BenchOptions {
   std::size_t repeat = 7;         //!< runs per figure; the median is printed
   std::size_t width = 256, depth = 8;  //!< mlp
   std::size_t n = 512;                 //!< matmul: [n, n] × [n, n]
-  std::string shape;                   //!< product: "M,DEPTH,N"; empty: a list of shapes
+  std::optional<std::string> shape;    //!< product: "M,DEPTH,N"; none: a list of shapes
 };
 
 //! Runs one workload and prints one JSON object per line; returns the exit status.

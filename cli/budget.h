@@ -111,7 +111,7 @@ inline double reversePassesAsked(std::string_view property, std::size_t position
 //! A loader gate (core/io/case_file.h) that refuses a case whose estimated cost passes the budget,
 //! naming the node and the option that raises the limit it passed; `more` adds another way to ask
 //! for less (fewer --cases), `workShare` how the work budget was shared. The case is judged before
-//! its seed pack is built.
+//! its seed pack is built, and again with the seeds the file gives.
 template <class T>
 CaseGate<T> budgetGate(const PassCounts& passes, const BudgetOptions& options, const std::string& more = "",
                        const std::string& workShare = "") {

@@ -26,7 +26,7 @@ std::vector<std::string> propertyNames() {
 }
 
 // The case on carrier T, or the loader's message naming the file; `gate` refuses what passes the
-// command's budget before the seeds are built.
+// command's budget before the seeds are built (and again with the seeds the file gives).
 template <class T>
 Result<Case<T>> loadOn(const CaseInput& input, const CaseGate<T>& gate = {}) {
   return within(input.path, parseCase<T>(input.doc.dump(), gate));

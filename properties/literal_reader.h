@@ -223,6 +223,9 @@ std::vector<DistinctValue<T>> distinctValuesOf(const Case<T>& c) {
   });
   return distinct;
 }
+//! A temporary case would leave the values pointing nowhere.
+template <class T>
+void distinctValuesOf(const Case<T>&&) = delete;
 
 //! Whether literal_reader runs on the carrier T: the exact rationals and the IEEE carriers.
 template <class T>

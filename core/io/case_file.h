@@ -31,7 +31,7 @@ struct Case {
 //! fails with its error. The case it sees has everything but its seeds; where the file gives seeds
 //! ("seeds" or "seed"), the loader runs it again on the case with them.
 template <class T>
-using CaseGate = std::function<Result<void>(const Case<T>& withoutSeeds)>;
+using CaseGate = std::function<Result<void>(const Case<T>& loadedSoFar)>;
 
 //! Reads a case from JSON text. Every structural problem is an error naming where and why.
 template <class T>

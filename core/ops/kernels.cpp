@@ -300,19 +300,20 @@ void foldProductsSkippingZeros(const Operands<T>& o) {
     for (std::size_t q = 0; q < columns.size(); ++q) o.c[rows[r] * o.n + columns[q]] = c[r * columns.size() + q];
 }
 
-// Calls f(begin, end) on blocks of the rows [0, m) that together cover them, on as many threads as
-// the processor has cores (each block at least kTileRows rows, so that it folds in tiles: two
-// threads folding 2 rows each row by row took twice as long as one folding 4 in tiles) where the
-// folds of an [m, depth] × [depth, n] product do at least kThreadedWork multiply-adds, else once
-// on the calling thread. Each output is computed by one call exactly
-// as alone, so the blocks change no bit; a thread that cannot start runs its block here instead.
+// Calls f(begin, end) on blocks of the rows [0, m) that together cover them, each of at least
+// `fewestRows` rows, on as many threads as the processor has cores where the folds of an
+// [m, depth] × [depth, n] product do at least kThreadedWork multiply-adds, else once on the
+// calling thread. (The IEEE kernel asks for kTileRows, so that every block folds in tiles: two
+// threads folding 2 rows each row by row took twice as long as one folding 4 in tiles.) Each
+// output is computed by one call exactly as alone, so the blocks change no bit; a thread that
+// cannot start runs its block here instead.
 constexpr double kThreadedWork = 1 << 24;  // about 1 ms in double: a thread costs tens of microseconds
 
 template <class F>
-void forRowBlocks(std::size_t m, std::size_t depth, std::size_t n, F f) {
+void forRowBlocks(std::size_t m, std::size_t depth, std::size_t n, std::size_t fewestRows, F f) {
   static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const double work = static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n);
-  const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, std::max<std::size_t>(1, m / kTileRows));
+  const std::size_t blocks = work < kThreadedWork ? 1 : std::min(cores, std::max<std::size_t>(1, m / fewestRows));
   if (blocks <= 1) return f(std::size_t{0}, m);
   auto begin = [&](std::size_t b) { return m * b / blocks; };
   std::vector<std::thread> helpers;
@@ -351,7 +352,7 @@ void foldProductsExactly(const double* x, std::size_t m, std::size_t depth, cons
   for (std::size_t i = 0; i < m * depth; ++i) rows[i] = DecodedDouble::of(x[i]);
   for (std::size_t p = 0; p < depth; ++p)
     for (std::size_t j = 0; j < n; ++j) columns[j * depth + p] = DecodedDouble::of(y[p * n + j]);
-  forRowBlocks(m, depth, n,
+  forRowBlocks(m, depth, n, 1,
                [&](std::size_t begin, std::size_t end) {
                  ExactProductSum sum;
                  ExactProductSum::Value value;
@@ -407,7 +408,7 @@ namespace {
 template <class T>
 void foldRowBlocksIeee(const T* x, std::size_t xRow, std::size_t xStep, const T* y, std::size_t m,
                        std::size_t depth, std::size_t n, T* c) {
-  forRowBlocks(m, depth, n,
+  forRowBlocks(m, depth, n, kTileRows,
                [&](std::size_t begin, std::size_t end) {
                  foldProductsSkippingZeros(Operands<T>{x + begin * xRow, xRow, xStep, y, end - begin, depth, n, c + begin * n});
                });
@@ -427,13 +428,15 @@ void foldProductsIeee(const float* x, std::size_t xRow, std::size_t xStep, const
 
 namespace {
 
-// The nanoseconds of ieeeProductNs's parts on one core, for doubles, measured on products of
-// 8 × 8 × 8 to 4096 × 4096 × 8 (bench/RESULTS.md, "The estimate of a matrix product"): a
+// The nanoseconds of ieeeProductNs's parts on one core, for doubles, measured on products of 1 to
+// 4096 rows, folds of 1 to 4096 steps and 1 to 4096 columns (`tapecheck bench product`;
+// bench/RESULTS.md, "The estimate of a matrix product"): a
 // multiply-add in a tile of 4 rows and two vectors (0.045 to 0.055 from 128 rows on), in a
 // one-vector panel or a row folded alone (latency-bound: too few sums in flight), and one output
 // folded alone (a scalar chain); copying one value of x or y into packed order, from the caches
 // or, where y passes 8 MiB, from memory; writing one output (its allocation, zeroing and store:
-// measured 0.3 to 1.6 where the depth is 1 or 2); a call. Floats halve the vector parts (twice the
+// measured 0.3 to 1.0 where the depth is 1 or 2, the more the larger the output; counted at the
+// most seen in earlier runs, 1.6); a call. Floats halve the vector parts (twice the
 // lanes) and the writing of an output (half the bytes).
 constexpr double kTiledNs = 0.06, kOneVectorNs = 0.3, kOneOutputNs = 0.8;
 constexpr double kPackedNs = 0.45, kPackedFromMemoryNs = 0.9, kPackedCacheBytes = 8 << 20;
@@ -443,6 +446,7 @@ constexpr double kOutputNs = 1.6, kCallNs = 50;
 
 double ieeeProductNs(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes) {
   // The kernel's parts, as foldProductsVectorized assigns the outputs to them.
+  assert((valueBytes == sizeof(float) || valueBytes == sizeof(double)) && "the IEEE kernels fold floats or doubles");
   const std::size_t lanes = kVectorBytes / valueBytes;
   const std::size_t vectorColumns = n / lanes * lanes, wide = n / (2 * lanes) * (2 * lanes);
   const std::size_t tiledRows = m < kTileRows ? 0 : m / kTileRows * kTileRows;

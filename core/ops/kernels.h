@@ -177,9 +177,11 @@ struct IeeeOperationNs {
 //! doubles), counted from the parts of the kernel each output takes: tiles of vector registers,
 //! one-vector panels, rows left over beside the tiles, columns left over beside the vectors (one
 //! output at a time), the packing of its operands, the writing of every output, and a call. It
-//! errs high rather than low: `tapecheck bench product` measures it on 41 shapes from 8 × 8 × 8 to
-//! 4096 × 4096 × 8 at 1.1 to 6.3 times the time taken on doubles, 1.5 to 7.7 on floats, and more
-//! where the product runs on several cores (bench/RESULTS.md, "The estimate of a matrix product").
+//! is meant to err high rather than low: `tapecheck bench product` timed it on 41 shapes (1 to 4096
+//! rows, folds of 1 to 4096 steps, 1 to 4096 columns) at 1.1 to 6.3 times the time taken on doubles
+//! and 1.5 to 7.7 on floats in one run on an AVX2 machine, never under it; more where the product
+//! runs on several cores (bench/RESULTS.md, "The estimate of a matrix product"). Requires
+//! `valueBytes` 4 or 8.
 double ieeeProductNs(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes);
 
 //! A carrier some of whose values are doubles exactly, as the interval carrier's points are: on

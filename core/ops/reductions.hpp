@@ -192,7 +192,9 @@ struct Matmul : OpBase, ProductDegree {
     const double multiplyAdds = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
     if (multiplyAdds == 0) return {};
     const double aTransposedTimesCt = kernels::ieeeProductNs(k, m, n, valueBytes);
-    if (!matrix) return {kernels::kIeeeOperationNs, (multiplyAdds * kernels::kIeeeOperationNs + aTransposedTimesCt) / (2 * multiplyAdds)};
+    if (!matrix)
+      return {kernels::kIeeeOperationNs,
+              (multiplyAdds * kernels::kIeeeOperationNs + aTransposedTimesCt) / (2 * multiplyAdds)};
     const double ctTimesBTransposed = kernels::ieeeProductNs(m, n, k, valueBytes) +
                                       static_cast<double>(k) * static_cast<double>(n) * kernels::kIeeeOperationNs;
     return {kernels::ieeeProductNs(m, k, n, valueBytes) / multiplyAdds,

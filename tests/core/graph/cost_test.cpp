@@ -33,6 +33,11 @@ const PassCounts kForwardOnly{.forward = 1, .backward = 0, .copies = 1};
 // earlier position 5 ns besides its elements' additions.
 constexpr double kIeee = 0.25;
 constexpr double kVisit = 5;
+// docs/semantics.md §4.5: the accuracy oracle's MPFI operation, a product added to an exact sum, and
+// its judging of one element.
+constexpr double kEnclosed = 400;
+constexpr double kExactFold = 5;
+constexpr double kJudged = 4000;
 
 // The kernels' nanoseconds for an [m, depth] × [depth, n] product of doubles (the model itself is
 // tested in tests/core/ops/kernels_test.cpp).
@@ -72,9 +77,10 @@ TEST(WorkEstimate, AForwardPassCountsTheForwardsProductAlone) {
   const Pack<double> inputs{filled<double>({4, 256}, 1), filled<double>({256, 64}, 1)};
   EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, productNs(4, 256, 64));
   EXPECT_GT(matmulTermsNs(4, 256, 64) / 2, 1.5 * productNs(4, 256, 64));
+  // ct·bᵀ: [4, 64]·[64, 256] after copying bᵀ's 256 · 64 values; aᵀ·ct: [256, 4]·[4, 64].
   EXPECT_DOUBLE_EQ(
       exceedsBudget(g, &inputs, {}, PassCounts{.forward = 0, .backward = 1, .copies = 1}, workBudget(1))->estimate,
-      matmulTermsNs(4, 256, 64));
+      productNs(4, 64, 256) + 256 * 64 * kIeee + productNs(256, 4, 64));
   // A vector b: the forward folds row by row, the terms are an outer product and aᵀ·ct, [2, 8]·[8, 1].
   auto v = *GraphBuilder<double>::create({{8, 2}, {2}});
   v.add(OpKind::matmul, {0, 1}).value();
@@ -96,7 +102,7 @@ TEST(WorkEstimate, AFloatProductFoldsInFloatLanes) {
   EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, kForwardOnly, workBudget(1))->estimate, productNs(64, 64, 4, 4));
   EXPECT_GT(productNs(64, 64, 4, 4), 1.5 * productNs(64, 64, 4, 8));
   // The accuracy oracle folds small integers in double: in doubles' lanes.
-  const double judged = (64.0 * 64 + 64.0 * 4 + 64.0 * 4) * 4000;
+  const double judged = (64.0 * 64 + 64.0 * 4 + 64.0 * 4) * kJudged;
   EXPECT_DOUBLE_EQ(exceedsBudget(g, &inputs, {}, PassCounts{.forward = 0, .backward = 0, .copies = 1, .ownValues = {1}},
                                  workBudget(1))
                        ->estimate,
@@ -149,12 +155,6 @@ TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) 
   EXPECT_EQ(forwardOnly, 8 * kIeee);  // node 1 alone: 4 reads, 4 writes
   EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
 }
-
-// docs/semantics.md §4.5: the accuracy oracle's MPFI operation, a product added to an exact sum, and
-// its judging of one element.
-constexpr double kEnclosed = 400;
-constexpr double kExactFold = 5;
-constexpr double kJudged = 4000;
 
 // Only the accuracy oracle's runs, on the case's own values and on draws.
 PassCounts accuracyOnly(EnclosurePasses own, EnclosurePasses drawn = {}) {

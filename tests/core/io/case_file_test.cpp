@@ -1338,3 +1338,36 @@ TEST(DocumentFormat, KeysInReadingOrderOneEntryPerLineAndParsesBack) {
 }
 
 }  // namespace
+
+namespace {
+
+// The loader's gate (core/io/case_file.h) judges a case before its seed pack is built, and where the
+// file gives seeds, again with them; its refusal is the loader's error.
+TEST(CaseGate, JudgesTheCaseBeforeItsSeedsAndAgainWithTheSeedsTheFileGives) {
+  const std::string base = R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]],
+      "nodes": [{"op": "neg", "args": [0]}])";
+  std::vector<std::size_t> seedPacksSeen;  // the seed pack's size at each call
+  const tc::CaseGate<double> record = [&](const tc::Case<double>& c) -> tc::Result<void> {
+    seedPacksSeen.push_back(c.seeds.size());
+    return {};
+  };
+  ASSERT_TRUE(tc::parseCase<double>(base + "}", record));
+  EXPECT_EQ(seedPacksSeen, std::vector<std::size_t>{0});
+  for (const std::string seeds : {R"("seed": ["3", "4"])", R"("seeds": {"1": ["3", "4"]})"}) {
+    seedPacksSeen.clear();
+    auto loaded = tc::parseCase<double>(base + ", " + seeds + "}", record);
+    ASSERT_TRUE(loaded) << loaded.error().message;
+    EXPECT_EQ(seedPacksSeen, (std::vector<std::size_t>{0, 2})) << seeds;
+  }
+  // Refused with the seeds: the gate's message is the loader's.
+  const tc::CaseGate<double> noThrees = [](const tc::Case<double>& c) -> tc::Result<void> {
+    for (const auto& t : c.seeds)
+      if (std::ranges::find(t.values, 3.0) != t.values.end()) return tc::fail("a seed of 3");
+    return {};
+  };
+  auto refused = tc::parseCase<double>(base + R"(, "seed": ["3", "4"]})", noThrees);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "a seed of 3");
+}
+
+}  // namespace

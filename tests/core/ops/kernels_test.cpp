@@ -407,6 +407,18 @@ double perMultiplyAdd(std::size_t m, std::size_t depth, std::size_t n, std::size
          (static_cast<double>(m) * static_cast<double>(depth) * static_cast<double>(n));
 }
 
+TEST(ProductEstimate, CountsEachPartOfTheKernel) {
+  // 8 × 16 × 32 doubles: all in tiles of 4 rows by two vectors (0.06 a multiply-add), 8 · 16 values
+  // of x and 16 · 32 of y packed (0.45 each), 256 outputs written (1.6 each), one call (50).
+  EXPECT_DOUBLE_EQ(tc::kernels::ieeeProductNs(8, 16, 32, sizeof(double)),
+                   8 * 16 * 32 * 0.06 + (8 * 16 + 16 * 32) * 0.45 + 256 * 1.6 + 50);
+  // 5 × 16 × 13 floats (8 lanes): rows 0-3 in tiles of one vector panel (0.15 a multiply-add), row 4
+  // alone (0.15), the last 5 columns one output at a time (0.8); 5 · 16 + 16 · 8 values packed,
+  // 65 outputs at 0.8.
+  EXPECT_DOUBLE_EQ(tc::kernels::ieeeProductNs(5, 16, 13, sizeof(float)),
+                   4 * 16 * 8 * 0.15 + 1 * 16 * 8 * 0.15 + 5 * 16 * 5 * 0.8 + (5 * 16 + 16 * 8) * 0.45 + 65 * 0.8 + 50);
+}
+
 TEST(ProductEstimate, ALargeProductCountsItsTilesAtAboutTheirSpeed) {
   // 0.06 a multiply-add in tiles, the packing and the outputs adding under a tenth at this size.
   EXPECT_GE(perMultiplyAdd(512, 512, 512), 0.06);
@@ -437,7 +449,7 @@ TEST(ProductEstimate, WhatTheTilesLeaveCostsMore) {
 
 TEST(ProductEstimate, PackingFromMemoryCostsTwiceAsMuch) {
   // Four rows read each value of y packed once: 0.45 a value while y fits in 8 MiB, 0.9 beyond.
-  EXPECT_NEAR(perMultiplyAdd(4, 1024, 1024) - perMultiplyAdd(8, 1024, 1024), 0.45 / 4 - 0.45 / 8, 0.002);
+  EXPECT_NEAR(perMultiplyAdd(4, 512, 512) - perMultiplyAdd(8, 512, 512), 0.45 / 4 - 0.45 / 8, 0.002);
   EXPECT_NEAR(perMultiplyAdd(4, 2048, 2048) - perMultiplyAdd(8, 2048, 2048), 0.9 / 4 - 0.9 / 8, 0.002);
 }
 
