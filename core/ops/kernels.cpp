@@ -430,14 +430,13 @@ namespace {
 
 // The nanoseconds of ieeeProductNs's parts on one core, for doubles, measured on products of 1 to
 // 4096 rows, folds of 1 to 4096 steps and 1 to 4096 columns (`tapecheck bench product`;
-// bench/RESULTS.md, "The estimate of a matrix product"): a
-// multiply-add in a tile of 4 rows and two vectors (0.045 to 0.055 from 128 rows on), in a
-// one-vector panel or a row folded alone (latency-bound: too few sums in flight), and one output
-// folded alone (a scalar chain); copying one value of x or y into packed order, from the caches
-// or, where y passes 8 MiB, from memory; writing one output (its allocation, zeroing and store:
-// measured 0.3 to 1.0 where the depth is 1 or 2, the more the larger the output; counted at the
-// most seen in earlier runs, 1.6); a call. Floats halve the vector parts (twice the
-// lanes) and the writing of an output (half the bytes).
+// bench/RESULTS.md, "The estimate of a matrix product"): a multiply-add in a tile of 4 rows and
+// two vectors (0.045 to 0.055 from 128 rows on), in a one-vector panel or a row folded alone
+// (latency-bound: too few sums in flight), and one output folded alone (a scalar chain); copying
+// one value of x or y into packed order, from the caches or, where y passes 8 MiB, from memory;
+// writing one output (its allocation, zeroing and store: measured 0.3 to 1.0 where the depth is
+// 1 or 2, the more the larger the output; counted at the most seen in earlier runs, 1.6); a call.
+// Floats halve the vector parts (twice the lanes) and the writing of an output (half the bytes).
 constexpr double kTiledNs = 0.06, kOneVectorNs = 0.3, kOneOutputNs = 0.8;
 constexpr double kPackedNs = 0.45, kPackedFromMemoryNs = 0.9, kPackedCacheBytes = 8 << 20;
 constexpr double kOutputNs = 1.6, kCallNs = 50;
@@ -449,7 +448,7 @@ double ieeeProductNs(std::size_t m, std::size_t depth, std::size_t n, std::size_
   assert((valueBytes == sizeof(float) || valueBytes == sizeof(double)) && "the IEEE kernels fold floats or doubles");
   const std::size_t lanes = kVectorBytes / valueBytes;
   const std::size_t vectorColumns = n / lanes * lanes, wide = n / (2 * lanes) * (2 * lanes);
-  const std::size_t tiledRows = m < kTileRows ? 0 : m / kTileRows * kTileRows;
+  const std::size_t tiledRows = m / kTileRows * kTileRows;  // none: fewer rows fold row by row
   // A value's bytes over a double's: its share of a double's time in the vector parts and the writes.
   const double valueShare = static_cast<double>(valueBytes) / sizeof(double);
   const double rows = static_cast<double>(m), steps = static_cast<double>(depth);
