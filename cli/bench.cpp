@@ -18,6 +18,7 @@
 #include "core/io/listing.h"
 #include "core/ops/kernels.h"
 #include "core/runtime/compiled.h"
+#include "core/support/result.h"
 #include "core/support/text.h"
 
 namespace tc::cli {
@@ -175,32 +176,35 @@ nlohmann::json productRow(std::size_t m, std::size_t depth, std::size_t n, std::
 // The most values `bench product` holds for one shape: its operands and its output.
 constexpr double kMostProductElements = 1 << 27;
 
+// --shape's M,DEPTH,N: three positive integers whose operands and output fit kMostProductElements.
+Result<std::array<std::size_t, 3>> parseShape(const std::string& given) {
+  std::array<std::size_t, 3> shape{};
+  const char* at = given.data();
+  const char* end = at + given.size();
+  for (std::size_t d = 0; d < 3; ++d) {
+    auto [next, ec] = std::from_chars(at, end, shape[d]);
+    const bool separated = d == 2 ? next == end : next != end && *next == ',';
+    if (ec != std::errc() || shape[d] == 0 || !separated)
+      return fail(fmt::format("--shape must be M,DEPTH,N (three positive integers), got {}", quote(given)));
+    at = d == 2 ? next : next + 1;
+  }
+  const double m = static_cast<double>(shape[0]), depth = static_cast<double>(shape[1]), n = static_cast<double>(shape[2]);
+  if (const double elements = m * depth + depth * n + m * n; elements > kMostProductElements)
+    return fail(fmt::format("--shape {} holds {:.3g} values in its operands and output, more than the {:.3g} it allows "
+                            "(1 GiB of doubles)",
+                            quote(given), elements, kMostProductElements));
+  return shape;
+}
+
 // `bench product`: --shape M,DEPTH,N or the default shapes, on --carrier double or float (default both).
 int productBench(const BenchOptions& o) {
   if (!o.carrier.empty() && o.carrier != "double" && o.carrier != "float")
     return report(kUsage, "bench product: --carrier must be double or float");
   std::vector<std::array<std::size_t, 3>> shapes(kProductShapes.begin(), kProductShapes.end());
   if (o.shape) {
-    const std::string& given = *o.shape;
-    std::array<std::size_t, 3> shape{};
-    const char* at = given.data();
-    const char* end = at + given.size();
-    for (std::size_t d = 0; d < 3; ++d) {
-      auto [next, ec] = std::from_chars(at, end, shape[d]);
-      const bool last = d == 2;
-      if (ec != std::errc() || shape[d] == 0 || (last ? next != end : next == end || *next != ','))
-        return report(kUsage, fmt::format("bench product: --shape must be M,DEPTH,N (three positive integers), got {}",
-                                          quote(given)));
-      at = next + 1;
-    }
-    const auto [m, depth, n] = shape;
-    const double elements = static_cast<double>(m) * static_cast<double>(depth) +
-                            static_cast<double>(depth) * static_cast<double>(n) + static_cast<double>(m) * static_cast<double>(n);
-    if (elements > kMostProductElements)
-      return report(kUsage, fmt::format("bench product: --shape {} holds {:.3g} values in its operands and output, more than "
-                                        "the {:.3g} it allows (1 GiB of doubles)",
-                                        quote(given), elements, kMostProductElements));
-    shapes = {shape};
+    auto shape = parseShape(*o.shape);
+    if (!shape) return report(kUsage, "bench product: " + shape.error().message);
+    shapes = {*shape};
   }
   for (const auto& [m, depth, n] : shapes) {
     if (o.carrier.empty() || o.carrier == "double") print(productRow<double>(m, depth, n, o.repeat));

@@ -239,8 +239,9 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
         if (argumentsHoldDoubles) {
           const double folded = ops::foldedShare(node.op, call), rest = (1 - folded) * forwardCost;
           const bool inDouble = kernels::foldIsExactInDouble(ownLeaves, ownLeaves, depth);
-          const double inDoubleCost = ops::ieeeOperationNs(node.op, call, sizeof(double)).forward;
-          forwardCost = folded * (inDouble ? inDoubleCost : detail::kExactFoldProduct) + rest;
+          const double foldCost =
+              inDouble ? ops::ieeeOperationNs(node.op, call, sizeof(double)).forward : detail::kExactFoldProduct;
+          forwardCost = folded * foldCost + rest;
           termCost = folded * detail::kExactFoldProduct + rest;
         }
       }
