@@ -11,6 +11,7 @@ namespace tc::bench {
 
 ReluChain reluChain(std::size_t nodes) {
   auto b = *GraphBuilder<double>::create({{4}});
+  b.reserveNodes(nodes);
   for (std::size_t k = 0; k < nodes; ++k) b.add(OpKind::relu, {k}).value();
   return {std::move(b).build(), {Tensor<double>({4}, {-2.0, -0.0, 0.5, 3.0})}};
 }
@@ -19,6 +20,7 @@ template <class T>
 SupportGraph<T> supportGraph(std::size_t nodes, std::size_t support) {
   assert(support >= 1 && support <= nodes);
   auto b = *GraphBuilder<T>::create({{}});
+  b.reserveNodes(nodes);
   std::size_t chain = 0, noise = 0;
   std::size_t stride = nodes / support;
   for (std::size_t k = 0; k < nodes; ++k) {

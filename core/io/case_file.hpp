@@ -288,6 +288,7 @@ Result<Case<T>> readRoot(const json& root, const CaseGate<T>& gate) {
   if (!builder) return std::unexpected(builder.error());
   if (root.contains("nodes")) {
     if (!root["nodes"].is_array()) return fail("nodes: must be an array");
+    builder->reserveNodes(root["nodes"].size());  // each already parsed: far smaller than its JSON
     for (const json& node : root["nodes"])
       if (auto added = readNode(*builder, node); !added) return std::unexpected(added.error());
   }

@@ -70,6 +70,16 @@ TEST(GraphBuilder, AddReturnsPositionsAfterTheInputs) {
   EXPECT_EQ(g.shapeAt(3), Shape{2});
 }
 
+TEST(GraphBuilder, ReservedNodesJoinWithoutTheGraphGrowingAgain) {
+  auto b = *GraphBuilder<double>::create({{2}});
+  b.add(OpKind::neg, {0}).value();
+  b.reserveNodes(4);
+  const Node<double>* first = &b.graph().nodes.front();
+  for (std::size_t k = 1; k <= 4; ++k) b.add(OpKind::neg, {k}).value();
+  EXPECT_EQ(&b.graph().nodes.front(), first);  // never moved
+  EXPECT_EQ(b.graph().nodes.capacity(), 5u);  // no room beyond what was asked for
+}
+
 TEST(GraphBuilder, ArgumentsMustBeEarlierPositions) {
   auto b = *GraphBuilder<double>::create({{2}});
   EXPECT_EQ(errorOf(b.add(OpKind::neg, {1})), "node 1 (neg): argument 0 is position 1, which is not earlier than 1");
