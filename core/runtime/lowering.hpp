@@ -48,6 +48,7 @@ template <class T>
 TapeAndContext<T> lowerGraphDataToTape(const Graph<T>& graph, const Pack<T>& inputs, const Data<T>& data) {
   auto context = evaluateUnchecked(graph, inputs, data);
   Tape<T> tape;
+  tape.nodes.reserve(graph.positionCount());
   for (const Tensor<T>& input : inputs) tape.nodes.push_back(leafTapeNode(input));
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
     tape.nodes.push_back(denseTapeNode<T>(graph, data, context, p));
@@ -59,6 +60,7 @@ Result<TapeAndContext<T>> lowerToArrayChecked(const Graph<T>& graph, const Pack<
   auto context = evaluateChecked(graph, inputs, data);
   if (!context) return std::unexpected(context.error());
   Tape<T> tape;
+  tape.nodes.reserve(graph.positionCount());
   for (std::size_t p = 0; p < graph.positionCount(); ++p)
     tape.nodes.push_back(graph.isInput(p) ? leafTapeNode((**context)[p]) : denseTapeNode<T>(graph, data, *context, p));
   if (TC_MUTANT(21))  // the closures list their contributions highest position first
