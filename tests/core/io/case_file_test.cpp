@@ -255,15 +255,6 @@ void expectSameCase(const tc::Case<T>& a, const tc::Case<T>& b) {
 // 1. One test per error class, with the exact message
 // ---------------------------------------------------------------------------------------------
 
-TEST(CaseFile, TheGraphsNodesAreStoredOnceAtTheirCount) {
-  auto loaded = tc::parseCase<double>(oneInput(
-      R"("nodes": [{"op": "neg", "args": [0]}, {"op": "neg", "args": [1]}, {"op": "neg", "args": [2]},)"
-      R"( {"op": "neg", "args": [3]}, {"op": "neg", "args": [4]}])"));
-  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
-  EXPECT_EQ(loaded->graph.nodes.size(), 5u);
-  EXPECT_EQ(loaded->graph.nodes.capacity(), 5u);  // grown once: no freed smaller copies behind it
-}
-
 TEST(CaseFile, Error_MalformedJson) {
   EXPECT_EQ(errorOf(R"({"tapecheck": 1, "inputs": [)"),
             "malformed JSON: [json.exception.parse_error.101] parse error at line 1, column 29: syntax error while "
@@ -665,6 +656,15 @@ TEST(CaseFile, Error_MalformedCorpusFiles) {
 // ---------------------------------------------------------------------------------------------
 // 2. Positive tests
 // ---------------------------------------------------------------------------------------------
+
+TEST(CaseFile, TheGraphsNodesAreStoredOnceAtTheirCount) {
+  auto loaded = tc::parseCase<double>(oneInput(
+      R"("nodes": [{"op": "neg", "args": [0]}, {"op": "neg", "args": [1]}, {"op": "neg", "args": [2]},)"
+      R"( {"op": "neg", "args": [3]}, {"op": "neg", "args": [4]}])"));
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->graph.nodes.size(), 5u);
+  EXPECT_EQ(loaded->graph.nodes.capacity(), 5u);  // grown once: no freed smaller copies behind it
+}
 
 template <class T>
 void checkSemanticsExample() {
