@@ -9,6 +9,7 @@
 // the specials; fractions unreduced and, where the denominator allows, decimals.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -138,8 +139,22 @@ inline Rational gmpReading(const std::string& text) {
   return Rational(digits, boost::multiprecision::pow(Integer(10), static_cast<unsigned>(text.size() - point - 1)));
 }
 
+//! Whether a decimal text ("-0.0125", "1.25e-2") keeps to the format's bounds on digits and
+//! exponent: a value may be legal while one of its decimal forms is not (2^-20001 has 20,002
+//! digits written out; 2^33300 is 1.99…e10024).
+inline bool withinLiteralBounds(const std::string& text) {
+  const std::size_t marker = text.find('e');
+  const std::string mantissa = text.substr(0, marker);
+  const auto digits = static_cast<std::size_t>(std::count_if(mantissa.begin(), mantissa.end(), [](char ch) {
+    return ch >= '0' && ch <= '9';
+  }));
+  const long exponent = marker == std::string::npos ? 0 : std::labs(std::stol(text.substr(marker + 1)));
+  return digits <= kMaxLiteralDigits && exponent <= kMaxLiteralDecimalExponent;
+}
+
 //! The texts of a rational p/q: canonical, unreduced "3p/3q", and its exact decimal (plain and
-//! scientific) when q = 2^a·5^b. Each comes with the plain text GMP reads.
+//! scientific) when q = 2^a·5^b and the form keeps to the format's bounds. Each comes with the
+//! plain text GMP reads.
 inline std::vector<std::pair<std::string, std::string>> rationalTexts(const Rational& x) {
   const Integer p = boost::multiprecision::numerator(x), q = boost::multiprecision::denominator(x);
   std::vector<std::pair<std::string, std::string>> texts{{formatRational(x), formatRational(x)}};
@@ -154,8 +169,8 @@ inline std::vector<std::pair<std::string, std::string>> rationalTexts(const Rati
     Integer scaled = boost::multiprecision::abs(p) * boost::multiprecision::pow(Integer(2), k - twos) *
                      boost::multiprecision::pow(Integer(5), k - fives);
     const std::string plain = withPoint(p < 0, scaled, k);
-    texts.push_back({plain, plain});
-    texts.push_back({scientific(plain), plain});
+    for (const std::string& text : {plain, scientific(plain)})
+      if (withinLiteralBounds(text)) texts.push_back({text, plain});
   }
   return texts;
 }

@@ -16,10 +16,10 @@ namespace {
 // Bounds that keep a hostile file from asking for huge numbers. Every accepted value has a
 // numerator and denominator below 2^kMaxBits, whose canonical text has fewer than kMaxDigits
 // digits, so whatever the writer writes the reader reads back.
-constexpr long kMaxDecimalExponent = 10000;
+constexpr long kMaxDecimalExponent = kMaxLiteralDecimalExponent;
 constexpr long kMaxBinaryExponent = 40000;
 constexpr std::size_t kMaxBits = 65536;
-constexpr std::size_t kMaxDigits = 20000;
+constexpr std::size_t kMaxDigits = kMaxLiteralDigits;
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

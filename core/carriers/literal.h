@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -6,6 +7,11 @@
 #include "core/support/result.h"
 
 namespace tc {
+
+//! The format's bounds on a literal's text (docs/semantics.md §4.1), which keep a hostile file from
+//! asking for huge numbers: digits in a mantissa, numerator or denominator; a decimal exponent's size.
+inline constexpr std::size_t kMaxLiteralDigits = 20000;
+inline constexpr long kMaxLiteralDecimalExponent = 10000;
 
 //! A value as written in a file: an exact rational, or one of the IEEE specials.
 struct Literal {

@@ -51,6 +51,21 @@ TEST(LiteralReader, ReadsFractionsAndDecimalsAsGmpDoes) {
     EXPECT_EQ(props::detail::rationalDisagreement(x), "") << x;
 }
 
+TEST(LiteralReader, WritesOnlyTheDecimalFormsTheFormatAllows) {
+  const Rational twoTo33300(Integer(1) << 33300), twoToMinus20001(Integer(1), Integer(1) << 20001);
+  const Rational tenTo10000(boost::multiprecision::pow(Integer(10), 10000));
+  for (const Rational& x : {twoTo33300, twoToMinus20001, tenTo10000}) {
+    EXPECT_EQ(props::detail::rationalDisagreement(x), "");
+    for (const auto& [text, plain] : props::detail::rationalTexts(x))
+      EXPECT_TRUE(parseValue<Rational>(text).has_value()) << text.substr(0, 40) << "… (" << text.size() << " chars)";
+  }
+  // 10^10000 keeps both forms (10,001 digits; exponent 10000); 2^33300 only its plain one (1.99…e10024);
+  // 2^-20001 only its scientific one (20,002 digits plain).
+  EXPECT_EQ(props::detail::rationalTexts(tenTo10000).size(), 4u);
+  EXPECT_EQ(props::detail::rationalTexts(twoTo33300).size(), 3u);
+  EXPECT_EQ(props::detail::rationalTexts(twoToMinus20001).size(), 3u);
+}
+
 TEST(LiteralReader, ReadsEachDistinctValueOnceAtItsFirstPosition) {
   auto c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [6]}, {"shape": [2]}],
       "nodes": [{"op": "scale", "args": [1], "attrs": {"c": "0.5"}}],
