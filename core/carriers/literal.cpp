@@ -13,13 +13,11 @@
 namespace tc {
 namespace {
 
-// Bounds that keep a hostile file from asking for huge numbers. Every accepted value has a
-// numerator and denominator below 2^kMaxBits, whose canonical text has fewer than kMaxDigits
-// digits, so whatever the writer writes the reader reads back.
-constexpr long kMaxDecimalExponent = kMaxLiteralDecimalExponent;
+// Bounds beside kMaxLiteralDigits and kMaxLiteralDecimalExponent (literal.h). Every accepted value
+// has a numerator and denominator below 2^kMaxBits, whose canonical text has fewer than
+// kMaxLiteralDigits digits, so whatever the writer writes the reader reads back.
 constexpr long kMaxBinaryExponent = 40000;
 constexpr std::size_t kMaxBits = 65536;
-constexpr std::size_t kMaxDigits = kMaxLiteralDigits;
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -79,7 +77,7 @@ Rational scaleByPower(const Integer& mantissa, unsigned base, long exponent) {
 }
 
 Result<void> checkDigitCount(std::size_t count) {
-  if (count > kMaxDigits) return fail(fmt::format("more than {} digits", kMaxDigits));
+  if (count > kMaxLiteralDigits) return fail(fmt::format("more than {} digits", kMaxLiteralDigits));
   return {};
 }
 
@@ -96,7 +94,7 @@ Result<Rational> parsePositional(Scanner& s, int base, char marker, unsigned exp
   Integer mantissa = integerOf(std::string(whole) + std::string(fraction), base);
   long exponent = 0;
   if (s.takeEither(marker, static_cast<char>(std::toupper(marker)))) {
-    auto e = parseExponent(s, exponentBase == 10 ? kMaxDecimalExponent : kMaxBinaryExponent);
+    auto e = parseExponent(s, exponentBase == 10 ? kMaxLiteralDecimalExponent : kMaxBinaryExponent);
     if (!e) return std::unexpected(e.error());
     exponent = *e;
   } else if (exponentRequired) {
