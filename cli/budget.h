@@ -40,8 +40,10 @@ inline PassCounts gradPasses(bool denseOrder, bool json) {
                     .printedValues = json ? 8.0 : 3.0};
 }
 inline PassCounts propertyPasses(double propertyRuns, double printedValues) {
-  return PassCounts{3.5 * propertyRuns, 3.5 * propertyRuns, 2.5 * propertyRuns, 8, printedValues,
+  PassCounts passes{3.5 * propertyRuns, 3.5 * propertyRuns, 2.5 * propertyRuns, 8, printedValues,
                     50 * propertyRuns, {}, {}};
+  passes.propertyRuns = propertyRuns;
+  return passes;
 }
 //! `show` evaluates the case and lists its values and seeds (linear), and re-checks a saved
 //! failure's property when the file holds one.
@@ -67,6 +69,14 @@ inline double exchangedPacks(std::string_view property, std::size_t positions) {
   if (property == "determinism") return 4 + static_cast<double>(std::min(positions, props::kInterleavedPasses));
   if (property == "accuracy") return 8;
   return 2;
+}
+
+//! Times one run of `property` writes the case's graph and data as a case file and reads it back:
+//! index_bounds three (an index list's first entry at 0, rows − 1 and rows), file_round_trip once.
+inline double documentRoundTrips(std::string_view property) {
+  if (property == "index_bounds") return 3;
+  if (property == "file_round_trip") return 1;
+  return 0;
 }
 
 //! literal_reader's reading (docs/semantics.md §4.5): it writes each distinct value of a case in

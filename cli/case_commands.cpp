@@ -69,13 +69,15 @@ double runsOf(const std::vector<const props::NamedProperty<T>*>& chosen, std::st
 }
 
 // What `draws` draws of the chosen properties cost besides their own passes: exact_reference's
-// reference on rationals, and by the engine under test the values exchanged with an engine in another
-// process, or the reverse passes in the literal dense order that a built-in engine running it is asked for.
+// reference on rationals, the case files index_bounds and file_round_trip write and read back, and by
+// the engine under test the values exchanged with an engine in another process, or the reverse passes
+// in the literal dense order that a built-in engine running it is asked for.
 template <class T>
 void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
                       const EngineSource& engine, std::size_t positions) {
   passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
+    passes.documentRoundTrips += draws * documentRoundTrips(p->name);
     if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
     else if (p->scope == props::Scope::engine && runsTheDenseOrder(engine.name()))
       passes.dense += draws * reversePassesAsked(p->name, positions);

@@ -47,6 +47,10 @@ struct PassCounts {
                                   //!< on both sides of the pipe
   double fixedWork = 0;           //!< work of the whole case known ahead of its positions (literal_reader
                                   //!< reading the case's distinct values), counted from its first node on
+  double propertyRuns = 0;        //!< runs of properties: each handles every position as a tensor of its own
+                                  //!< besides its elements, and copies the case's data
+  double documentRoundTrips = 0;  //!< times the case's graph and data are written as a case file and read
+                                  //!< back: every position's entry, every data value and index entry
 };
 
 //! Limits on a command's estimated cost. The defaults keep a command on any file of under 1 MB

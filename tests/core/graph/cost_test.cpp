@@ -156,6 +156,69 @@ TEST(WorkEstimate, AnOpaqueProgramAddsToEveryEarlierPositionOnEveryReversePass) 
   EXPECT_EQ(oneReverse, 8 * kIeee * 3 + 2 * (kVisit + 4 * kIeee));  // and the program's contribution to input 0
 }
 
+TEST(WorkEstimate, EveryPropertyRunHandlesEveryPositionBesidesItsElements) {
+  // 1,000 scalar inputs and one addition: what costs is each position's tensor, not its one element.
+  std::vector<Shape> scalars(1000, Shape{});
+  auto b = *GraphBuilder<double>::create(scalars);
+  b.add(OpKind::add, {0, 1}).value();
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs(1000, filled<double>({}, 1));
+  const PassCounts nothing{.forward = 0, .backward = 0, .copies = 1};
+  PassCounts twoRuns = nothing;
+  twoRuns.propertyRuns = 2;
+  // docs/semantics.md §4.5: 350 ns a position and run, and 2.5 of the carrier's operations.
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, {}, twoRuns), 1001 * 2 * (350 + 2.5 * kIeee));
+  // A case file written and read back: 700 ns a position's entry.
+  PassCounts written = nothing;
+  written.documentRoundTrips = 3;
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, {}, written), 1001 * 3 * 700.0);
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, {}, nothing), 0);
+}
+
+TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTheAccuracyOracle) {
+  // A [2] input masked by a data tensor of 4,096 values (beside an index list of 1,000 entries that no
+  // node reads): the data, not the positions, is what costs.
+  auto b = *GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}});
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({2}, 1)};
+  const Data<double> data{{"m", filled<double>({4096}, 1)}};
+  const PassCounts nothing{.forward = 0, .backward = 0, .copies = 0};
+  PassCounts runs = nothing;
+  runs.propertyRuns = 5;
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, data, runs), 4096 * 5 * kIeee + 5 * (350 + 2.5 * kIeee));
+  // Written and read back: 210 ns a double, 180 an index entry, 700 the input's entry.
+  PassCounts written = nothing;
+  written.documentRoundTrips = 2;
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, data, written), 2 * (4096 * 210.0 + 1000 * 180.0 + 700));
+  // Lifted to intervals on every run of the accuracy oracle: 150 ns a value.
+  PassCounts accuracy = nothing;
+  accuracy.ownValues = {1}, accuracy.drawnValues = {3};
+  EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, data, accuracy), 4 * 4096 * 150.0);
+  // Values of a carrier that are costly to read: 1.2 µs a rational, more as the leaves grow.
+  auto rb = *GraphBuilder<Rational>::create({{2}}, DataSchema{{{"m", {4096}}}, {}});
+  Graph<Rational> rg = std::move(rb).build();
+  const Pack<Rational> rationalInputs{filled<Rational>({2}, 1)};
+  const Data<Rational> rationalData{{"m", filled<Rational>({4096}, 1)}};
+  PassCounts once = nothing;
+  once.documentRoundTrips = 1;
+  const double rationalOperation = 100 + 0.5;  // exactOperationCost of one limb, docs/semantics.md §4.5
+  EXPECT_DOUBLE_EQ(estimatedWork(rg, &rationalInputs, rationalData, once),
+                   4096 * 1200 * rationalOperation / 100 + 700);
+}
+
+TEST(MemoryEstimate, TheDataIsHeldInEveryCopyAndAsTextWhileItIsWritten) {
+  auto b = *GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}});
+  Graph<double> g = std::move(b).build();
+  const Pack<double> inputs{filled<double>({2}, 1)};
+  const Data<double> data{{"m", filled<double>({4096}, 1)}};
+  const PassCounts twoCopies{.forward = 0, .backward = 0, .copies = 2};
+  const double held = 2 * (4096 * 8.0 + 1000 * 8.0) + 2 * 2 * 8.0;  // the data's and the input's copies
+  EXPECT_EQ(exceedsBudget(g, &inputs, data, twoCopies, memoryBudget(1))->whole, held);
+  PassCounts written = twoCopies;
+  written.documentRoundTrips = 1;
+  EXPECT_EQ(exceedsBudget(g, &inputs, data, written, memoryBudget(1))->whole, held + 5096 * 300.0);
+}
+
 // Only the accuracy oracle's runs, on the case's own values and on draws.
 PassCounts accuracyOnly(EnclosurePasses own, EnclosurePasses drawn = {}) {
   return PassCounts{.forward = 0, .backward = 0, .copies = 1, .ownValues = own, .drawnValues = drawn};
