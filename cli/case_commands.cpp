@@ -1,6 +1,7 @@
 #include "cli/case_commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 
@@ -29,7 +30,7 @@ std::vector<std::string> propertyNames() {
 // command's budget before the seeds are built (and again with the seeds the file gives).
 template <class T>
 Result<Case<T>> loadOn(const CaseInput& input, const CaseGate<T>& gate = {}) {
-  return within(input.path, parseCase<T>(input.doc.dump(), gate));
+  return within(input.path, caseFromJson<T>(input.doc, gate));
 }
 
 // Whether the file's graph and values load on carrier T, judged before the seed pack is built
@@ -59,6 +60,18 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
         (!graph || props::appliesToOps(p, graphOps)))
       chosen.push_back(props::findProperty<T>(p.name));
   return chosen;
+}
+
+// Says which of the properties `property` names on T the graph leaves out, having no node they compare
+// (chosenProperties), and what each needs.
+template <class T>
+void printLeftOut(const std::string& property, bool external, gen::Domain domain, const Graph<T>& graph) {
+  const auto applying = chosenProperties<T>(property, external, domain, &graph);
+  std::vector<std::string> leftOut;
+  for (const auto* p : chosenProperties<T>(property, external, domain))
+    if (std::ranges::find(applying, p) == applying.end()) leftOut.push_back(fmt::format("{} (needs {})", p->name, p->needsWhat));
+  if (!leftOut.empty())
+    fmt::print("on {}: left out, as this graph has nothing they compare: {}\n", Carrier<T>::name, fmt::join(leftOut, ", "));
 }
 
 // How many of the chosen properties are the one named (the accuracy oracle, whose enclosures the
@@ -143,6 +156,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   const gen::Domain domain = judging.domain;
+  printLeftOut<T>(options.property, engines.external(), domain, loaded.graph);
   for (const auto* chosen : chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph)) {
     const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
@@ -181,12 +195,12 @@ struct CheckFit {
 template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
                       const EngineSource& engine, gen::Domain domain, CheckFit& fit) {
-  const auto chosen = chosenProperties<T>(options.property, engine.external(), domain);
-  const double properties = static_cast<double>(chosen.size());
-  const double accuracy = runsOf(chosen, "accuracy");
-  const double reader = runsOf(chosen, "literal_reader");
-  const bool exact = runsOf(chosen, "exact_reference") > 0;
   return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
+    const auto chosen = chosenProperties<T>(options.property, engine.external(), domain, &c.graph);
+    const double properties = static_cast<double>(chosen.size());
+    const double accuracy = runsOf(chosen, "accuracy");
+    const double reader = runsOf(chosen, "literal_reader");
+    const bool exact = runsOf(chosen, "exact_reference") > 0;
     // The fewest draws that check anything: exact_reference compares only values of the exact
     // domain, which a file's own rarely are.
     const std::size_t fewest = c.inputs && !exact ? 0 : 1;

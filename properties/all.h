@@ -17,15 +17,18 @@ namespace tc::props {
 enum class Scope { engine, runtime };
 
 //! A property and its name (the theorem's, for the seven theorem properties). Runtime-scoped
-//! properties ignore the engine argument. `needsOneOf`, when not empty, lists the ops without one
-//! of which the property compares nothing (kink_conventions: the ops with kinks): a run whose
-//! cases cannot hold one, or a check of a graph that holds none, leaves the property out.
+//! properties ignore the engine argument. `needsOneOf`, when not empty, lists the ops without a node
+//! of one of which the property compares nothing (kink_conventions: the ops with kinks; accuracy and
+//! linearity: every op but opaque programs; node_adjoint_identity: every op, a node): a run whose
+//! cases cannot hold one, or a check of a graph that holds none, leaves the property out, saying
+//! `needsWhat`.
 template <class T>
 struct NamedProperty {
   std::string_view name;
   Scope scope;
   Verdict (*check)(const EngineUnderTest<T>&, const Case<T>&);
   std::span<const OpKind> needsOneOf{};
+  std::string_view needsWhat{};  //!< needsOneOf for people: "a relu, abs, clamp, max or min node"
 };
 
 //! Whether `property` can compare something on cases whose ops are among `ops`.

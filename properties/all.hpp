@@ -28,15 +28,28 @@ Verdict ignoringEngine(const EngineUnderTest<T>&, const Case<T>& c) {
   return check(c);
 }
 
-// The ops with kinks, in registry order.
+// The ops for which `holds` holds, in registry order.
+template <class Predicate>
+std::vector<OpKind> opsWhere(Predicate holds) {
+  std::vector<OpKind> out;
+  for (std::size_t i = 0; i < kOpCount; ++i)
+    if (holds(static_cast<OpKind>(i))) out.push_back(static_cast<OpKind>(i));
+  return out;
+}
+
+// The ops with kinks; every op but opaque programs (which have no budget and no certified support);
+// every op.
 inline std::span<const OpKind> kinkedOps() {
-  static const std::vector<OpKind> kinked = [] {
-    std::vector<OpKind> out;
-    for (std::size_t i = 0; i < kOpCount; ++i)
-      if (ops::hasKinks(static_cast<OpKind>(i))) out.push_back(static_cast<OpKind>(i));
-    return out;
-  }();
+  static const std::vector<OpKind> kinked = opsWhere(ops::hasKinks);
   return kinked;
+}
+inline std::span<const OpKind> compactOps() {
+  static const std::vector<OpKind> compact = opsWhere([](OpKind op) { return !ops::isDense(op); });
+  return compact;
+}
+inline std::span<const OpKind> everyOp() {
+  static const std::vector<OpKind> every = opsWhere([](OpKind) { return true; });
+  return every;
 }
 
 }  // namespace detail
@@ -58,15 +71,20 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"domain_errors", Scope::engine, &domain_errors<T>},
       {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>}};
   if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
-    all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps()});
+    all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps(),
+                   "a relu, abs, clamp, max or min node"});
   if constexpr (readsLiterals<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP> || Carrier<T>::caps.enclosure) {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});
-    all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>});
+    all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>,
+                   detail::everyOp(), "a node"});
   }
-  if constexpr (Carrier<T>::caps.exact && !Carrier<T>::caps.enclosure) all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>});
-  if constexpr (std::is_floating_point_v<T>) all.push_back({"accuracy", Scope::engine, &accuracy<T>});
+  if constexpr (Carrier<T>::caps.exact && !Carrier<T>::caps.enclosure)
+    all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>, detail::compactOps(),
+                   "a node that is not an opaque program"});
+  if constexpr (std::is_floating_point_v<T>)
+    all.push_back({"accuracy", Scope::engine, &accuracy<T>, detail::compactOps(), "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   return all;

@@ -42,6 +42,7 @@
   template Result<Case<T>> readCaseFile<T>(const std::filesystem::path&, const CaseGate<T>&);                  \
   template std::string writeCase<T>(const Case<T>&);                                                           \
   template Result<Case<T>> caseFromJson<T>(const nlohmann::json&);                                             \
+  template Result<Case<T>> caseFromJson<T>(const nlohmann::json&, const CaseGate<T>&);                         \
   template nlohmann::json caseToJson<T>(const Case<T>&);                                                       \
   template Result<Tensor<T>> valuesFromJson<T>(const nlohmann::json&, const Shape&, const std::string&);       \
   template nlohmann::json packToJson<T>(const Pack<T>&);                                                       \

@@ -43,6 +43,9 @@ Result<Case<T>> parseCase(std::string_view text, const CaseGate<T>& gate);
 //! Reads a case from a parsed document (its nesting already bounded, as parseJsonDocument does).
 template <class T>
 Result<Case<T>> caseFromJson(const nlohmann::json& document);
+//! The same, failing with `gate`'s error when the case does not pass it.
+template <class T>
+Result<Case<T>> caseFromJson(const nlohmann::json& document, const CaseGate<T>& gate);
 
 //! Reads one node of the file format (`{"op": ..., "args": [...], "attrs": {...}}`) and appends
 //! it to `builder`; returns its position or the loader's error.

@@ -49,6 +49,7 @@ Result<void> onlyKeys(const json& object, const std::vector<std::string_view>& a
 template <class Where>
 Result<std::size_t> readCount(const json& j, const Where& where) {
   if (j.is_number_unsigned()) return j.get<std::size_t>();
+  if (j.is_number_integer() && j.get<std::int64_t>() == 0) return 0;  // written -0: JSON reads it as signed
   if (j.is_number_integer()) return fail(fmt::format("{}: {} is negative", located(where), j.dump()));
   if (j.is_number_float()) return fail(fmt::format("{}: {} is not an integer in range", located(where), j.dump()));
   return fail(fmt::format("{}: expected a non-negative integer, got {}", located(where), j.type_name()));
@@ -374,14 +375,9 @@ json nodeToJson(const Node<T>& node) {
 
 template <class T>
 Result<Case<T>> parseCase(std::string_view text, const CaseGate<T>& gate) {
-  using nlohmann::json;
   auto root = parseJsonDocument(text);
   if (!root) return std::unexpected(root.error());
-  try {
-    return io_detail::readRoot<T>(*root, gate);
-  } catch (const json::exception& e) {  // a safety net: every access above is checked first
-    return fail(fmt::format("malformed document: {}", e.what()));
-  }
+  return caseFromJson<T>(*root, gate);
 }
 
 template <class T>
@@ -390,12 +386,17 @@ Result<Case<T>> parseCase(std::string_view text) {
 }
 
 template <class T>
-Result<Case<T>> caseFromJson(const nlohmann::json& document) {
+Result<Case<T>> caseFromJson(const nlohmann::json& document, const CaseGate<T>& gate) {
   try {
-    return io_detail::readRoot<T>(document, CaseGate<T>{});
+    return io_detail::readRoot<T>(document, gate);
   } catch (const nlohmann::json::exception& e) {  // a safety net: every access is checked first
     return fail(fmt::format("malformed document: {}", e.what()));
   }
+}
+
+template <class T>
+Result<Case<T>> caseFromJson(const nlohmann::json& document) {
+  return caseFromJson<T>(document, CaseGate<T>{});
 }
 
 template <class T>

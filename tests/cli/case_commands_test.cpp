@@ -104,6 +104,31 @@ TEST(Check, APropertyTheGraphsOpsCannotExerciseDoesNotApply) {
   EXPECT_EQ(relu.status, 0) << relu.out << relu.err;
 }
 
+// A graph without nodes gives the properties that compare nodes nothing to compare: they are left
+// out and the check says so, rather than failing rows for comparing nothing (a false alarm on a valid file).
+TEST(Check, AGraphWithoutNodesLeavesOutThePropertiesThatCompareNodesAndSaysSo) {
+  std::string inputsOnly = writeTemp("inputs_only.json", R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "values": [["1", "2"]]})");
+  CommandRun run = runTapecheck("check " + inputsOnly + " --cases 2 --seed 1");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("on rational: left out, as this graph has nothing they compare: kink_conventions (needs a "
+                         "relu, abs, clamp, max or min node), node_adjoint_identity (needs a node), linearity (needs a "
+                         "node that is not an opaque program)\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("on double: left out, as this graph has nothing they compare: kink_conventions (needs a "
+                         "relu, abs, clamp, max or min node), accuracy (needs a node that is not an opaque program)\n"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("accuracy          "), std::string::npos) << run.out;  // no row
+  EXPECT_NE(run.out.find("file_round_trip                            double              3        3"), std::string::npos)
+      << run.out;
+  CommandRun named = runTapecheck("check " + inputsOnly + " --cases 2 --seed 1 --carrier double --property accuracy");
+  EXPECT_EQ(named.status, 2) << named.out << named.err;
+  EXPECT_NE(named.err.find("accuracy does not apply to the chosen carriers and this graph's ops"), std::string::npos)
+      << named.err;
+}
+
 TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {
   std::string graph = writeTemp("graph_only.json", R"({"tapecheck": 1, "inputs": [{"shape": [2, 2]}, {"shape": [2]}],
       "nodes": [{"op": "matmul", "args": [0, 1]}, {"op": "sum", "args": [2]}]})");

@@ -206,17 +206,21 @@ TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTh
                    4096 * 1200 * rationalOperation / 100 + 700);
 }
 
-TEST(MemoryEstimate, TheDataIsHeldInEveryCopyAndAsTextWhileItIsWritten) {
+TEST(MemoryEstimate, TheDataIsHeldOnceTwiceWhilePropertiesRunAndAsTextWhileItIsWritten) {
   auto b = *GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}});
   Graph<double> g = std::move(b).build();
   const Pack<double> inputs{filled<double>({2}, 1)};
   const Data<double> data{{"m", filled<double>({4096}, 1)}};
-  const PassCounts twoCopies{.forward = 0, .backward = 0, .copies = 2};
-  const double held = 2 * (4096 * 8.0 + 1000 * 8.0) + 2 * 2 * 8.0;  // the data's and the input's copies
-  EXPECT_EQ(exceedsBudget(g, &inputs, data, twoCopies, memoryBudget(1))->whole, held);
-  PassCounts written = twoCopies;
+  const PassCounts fourCopies{.forward = 0, .backward = 0, .copies = 4};
+  const double input = 4 * 2 * 8.0;  // the input's four copies
+  const double once = 4096 * 8.0 + 1000 * 8.0;
+  EXPECT_EQ(exceedsBudget(g, &inputs, data, fourCopies, memoryBudget(1))->whole, once + input);
+  PassCounts runs = fourCopies;
+  runs.propertyRuns = 10;  // the case's, and the draw's a property runs on
+  EXPECT_EQ(exceedsBudget(g, &inputs, data, runs, memoryBudget(1))->whole, 2 * once + input);
+  PassCounts written = fourCopies;
   written.documentRoundTrips = 1;
-  EXPECT_EQ(exceedsBudget(g, &inputs, data, written, memoryBudget(1))->whole, held + 5096 * 300.0);
+  EXPECT_EQ(exceedsBudget(g, &inputs, data, written, memoryBudget(1))->whole, once + input + 5096 * 300.0);
 }
 
 // Only the accuracy oracle's runs, on the case's own values and on draws.

@@ -557,6 +557,9 @@ TEST(CaseFile, Error_NegativeDimension) {
 TEST(CaseFile, Error_ZeroDimension) {
   EXPECT_EQ(errorOf(R"({"tapecheck": 1, "inputs": [{"shape": [2, 0]}]})"),
             "input 0: shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
+  // -0 is 0, not negative (JSON reads it as a signed integer).
+  EXPECT_EQ(errorOf(R"({"tapecheck": 1, "inputs": [{"shape": [2, -0]}]})"),
+            "input 0: shape [2, 0]: dimension 1 is 0; every dimension must be at least 1");
   EXPECT_EQ(errorOf(oneInput(R"("data": {"m": {"shape": [0], "values": []}})")),
             "data 'm': 'shape': shape [0]: dimension 0 is 0; every dimension must be at least 1");
   EXPECT_EQ(errorOf(oneInput(R"("nodes": [{"op": "reshape", "args": [0], "attrs": {"shape": [2, 0]}}])")),
