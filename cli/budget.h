@@ -10,6 +10,7 @@
 
 #include "core/graph/cost.h"
 #include "core/io/case_file.h"
+#include "core/io/document_format.h"
 #include "generators/choices.h"
 #include "properties/determinism.h"
 #include "properties/literal_reader.h"
@@ -23,6 +24,12 @@ struct BudgetOptions {
 
   Budget budget() const { return Budget{maxWork, maxMemoryMib * 1024.0 * 1024}; }
 };
+
+//! The bound on reading a file's JSON: the memory budget (the document is built before the
+//! estimate of the case can run).
+inline MemoryBound documentBound(const BudgetOptions& options) {
+  return MemoryBound{options.budget().memory, "; raise it with --max-memory (MiB)"};
+}
 
 //! The passes of each command over a graph, measured on long chains (the dense order dominates),
 //! matrix products (multiply-adds dominate) and broadcasts to millions of elements (bookkeeping

@@ -299,7 +299,7 @@ int showOn(const CaseInput& input, bool dot, bool full, const Program& program, 
 }  // namespace
 
 int replayCase(const ReplayOptions& options, const Program& program) {
-  auto input = readCaseInput(options.file);
+  auto input = readCaseInput(options.file, documentBound(options.budget));
   if (!input) return report(kUsage, input.error().message);
   auto carrier = chooseName("carrier", options.carrier, input->carrier, "rational", kCarrierNames);
   auto property = chooseName("property", options.property, input->property, "all", propertyNames());
@@ -332,7 +332,7 @@ int replayCase(const ReplayOptions& options, const Program& program) {
 }
 
 int checkGraph(const CheckOptions& options, const Program& program) {
-  auto input = readCaseInput(options.file);
+  auto input = readCaseInput(options.file, documentBound(options.budget));
   if (!input) return report(kUsage, input.error().message);
   auto property = chooseName("property", options.property, "", "all", propertyNames());
   if (!property) return report(kUsage, "check: " + property.error().message);
@@ -403,7 +403,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
 }
 
 int showCase(const ShowOptions& options, const Program& program) {
-  auto input = readCaseInput(options.file);
+  auto input = readCaseInput(options.file, documentBound(options.budget));
   if (!input) return report(kUsage, input.error().message);
   // Without a carrier named, the first one the graph loads on (rational unless it has, say, exp).
   std::string fallback = "rational";

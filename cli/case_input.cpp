@@ -27,10 +27,10 @@ Result<std::set<std::size_t>> blamedPositionsOf(const nlohmann::json& failure) {
 
 }  // namespace
 
-Result<CaseInput> readCaseInput(const std::string& path) {
+Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& bound) {
   auto text = readTextFile(path);
   if (!text) return std::unexpected(text.error());
-  auto doc = parseJsonDocument(*text);
+  auto doc = parseJsonDocument(*text, bound);
   if (!doc) return fail(path + ": " + doc.error().message);
   CaseInput input{path, std::move(*doc), {}, {}, {}, {}, {}};
   if (!input.doc.is_object() || !input.doc.contains("failure")) return input;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "adapters/process/engine_process.h"
+#include "core/io/document_format.h"
 #include "core/support/result.h"
 #include "generators/generate.h"
 #include "properties/compare.h"
@@ -23,8 +24,9 @@ struct CaseInput {
   std::set<std::size_t> positions;  //!< "positions": where the saved failure was blamed
 };
 
-//! Reads and parses the file (bounded nesting); errors name the path and say what is wrong.
-Result<CaseInput> readCaseInput(const std::string& path);
+//! Reads and parses the file (bounded nesting, and memory within `bound`); errors name the path and
+//! say what is wrong.
+Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& bound = {});
 
 //! How run, check and replay judge the engine: the comparison policy, the domain of cases and the
 //! engine's profile.

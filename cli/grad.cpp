@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/carriers/dispatch.h"
+#include "cli/case_input.h"
 #include "cli/exit_codes.h"
 #include "core/io/case_file.h"
 #include "core/io/listing.h"
@@ -48,7 +49,11 @@ template <class T>
 int gradWith(const GradOptions& options) {
   // The reference and the tape run the literal dense order.
   const PassCounts passes = gradPasses(options.engine != "compiled", options.format == "json");
-  auto loaded = readCaseFile<T>(options.file, budgetGate<T>(passes, options.budget));
+  auto loaded = [&]() -> Result<Case<T>> {
+    auto input = readCaseInput(options.file, documentBound(options.budget));  // its document freed once read
+    if (!input) return std::unexpected(input.error());
+    return within(options.file, caseFromJson<T>(input->doc, budgetGate<T>(passes, options.budget)));
+  }();
   if (!loaded) return report(kUsage, loaded.error().message);
   const Case<T>& c = *loaded;
   if (!c.inputs) return report(kUsage, options.file + ": values: the file gives no input values; grad needs them");

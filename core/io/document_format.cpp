@@ -39,25 +39,39 @@ std::string formatValue(const nlohmann::json& value) {
 // keeps the last silently: a second "inputs" would replace the first). A parse callback is not used
 // because nlohmann's callback parser scans the enclosing array at the end of every object:
 // quadratic in the nodes.
+//
+// It also counts the memory the document takes as it is built, and stops once that passes a bound.
+// A value takes 16 bytes in its array's storage, counted as 48: as the storage grows, the old and
+// the new, twice as large, are both held; a string 32 more for its std::string, allocated apart, and
+// its characters beyond the 15 held inline; an array or an object 48 for its storage's header; an
+// object's entry 80 for its tree node and key (measured: stopped at 100 and 200 MiB so counted, the
+// parse of 4,194,304 values "1" held 123 and 254 MiB besides the program when counted at 32 a value).
 class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::json> {
  public:
   using Base = nlohmann::detail::json_sax_dom_parser<nlohmann::json>;
   static constexpr std::size_t kMaxDepth = 64;
-  explicit DepthLimitedDom(nlohmann::json& root) : Base(root) {}
+  static constexpr double kValueBytes = 48, kStringBytes = 32, kContainerBytes = 48, kEntryBytes = 80;
+  static constexpr std::size_t kInlineChars = 15;
+  DepthLimitedDom(nlohmann::json& root, double startBytes, double maxBytes)
+      : Base(root), bytes_(startBytes), maxBytes_(maxBytes) {}
   bool tooDeep() const { return tooDeep_; }
   //! The key an object repeated, when parsing stopped there.
   const std::optional<std::string>& repeatedKey() const { return repeatedKey_; }
+  //! Whether parsing stopped because the document passed the bound on its memory.
+  bool tooLarge() const { return bytes_ > maxBytes_; }
 
-  bool null() { return fits() && Base::null(); }
-  bool boolean(bool v) { return fits() && Base::boolean(v); }
-  bool number_integer(number_integer_t v) { return fits() && Base::number_integer(v); }
-  bool number_unsigned(number_unsigned_t v) { return fits() && Base::number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) { return fits() && Base::number_float(v, s); }
-  bool string(string_t& v) { return fits() && Base::string(v); }
-  bool binary(binary_t& v) { return fits() && Base::binary(v); }
-  bool key(string_t& v) { return fits() && unseen(v) && Base::key(v); }
-  bool start_object(std::size_t n) { return fits() && openObject() && Base::start_object(n); }
-  bool start_array(std::size_t n) { return fits() && open() && Base::start_array(n); }
+  bool null() { return fits() && holds(kValueBytes) && Base::null(); }
+  bool boolean(bool v) { return fits() && holds(kValueBytes) && Base::boolean(v); }
+  bool number_integer(number_integer_t v) { return fits() && holds(kValueBytes) && Base::number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) { return fits() && holds(kValueBytes) && Base::number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) { return fits() && holds(kValueBytes) && Base::number_float(v, s); }
+  bool string(string_t& v) { return fits() && holds(kValueBytes + textBytes(v)) && Base::string(v); }
+  bool binary(binary_t& v) { return fits() && holds(kValueBytes + static_cast<double>(v.size())) && Base::binary(v); }
+  bool key(string_t& v) { return fits() && unseen(v) && holds(kEntryBytes + textBytes(v)) && Base::key(v); }
+  bool start_object(std::size_t n) {
+    return fits() && holds(kValueBytes + kContainerBytes) && openObject() && Base::start_object(n);
+  }
+  bool start_array(std::size_t n) { return fits() && holds(kValueBytes + kContainerBytes) && open() && Base::start_array(n); }
   bool end_object() { return closeObject() && Base::end_object(); }
   bool end_array() { return close() && Base::end_array(); }
 
@@ -66,6 +80,14 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   bool fits() {
     tooDeep_ = depth_ > kMaxDepth;
     return !tooDeep_;
+  }
+  // Counts `bytes` more; false once the document passes the bound.
+  bool holds(double bytes) {
+    bytes_ += bytes;
+    return !tooLarge();
+  }
+  static double textBytes(const string_t& text) {
+    return kStringBytes + (text.size() > kInlineChars ? static_cast<double>(text.size() + 1) : 0);
   }
   bool open() {
     ++depth_;
@@ -91,19 +113,25 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   }
   std::size_t depth_ = 0;
   bool tooDeep_ = false;
+  double bytes_, maxBytes_;
   std::vector<std::unordered_set<std::string>> keys_;  // of each open object, innermost last
   std::optional<std::string> repeatedKey_;
 };
 
 }  // namespace
 
-Result<nlohmann::json> parseJsonDocument(std::string_view text) {
+Result<nlohmann::json> parseJsonDocument(std::string_view text, const MemoryBound& bound) {
   using nlohmann::json;
   // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
   try {
     json root;
-    DepthLimitedDom dom(root);
+    DepthLimitedDom dom(root, static_cast<double>(text.size()), bound.bytes);  // the text is held too
     if (!json::sax_parse(text, &dom)) {
+      if (dom.tooLarge()) {
+        constexpr double mib = 1024.0 * 1024;
+        return fail(fmt::format("its {:.4g} MiB of text, read as JSON, take more than the memory budget of {:.4g} MiB{}",
+                                static_cast<double>(text.size()) / mib, bound.bytes / mib, bound.raise));
+      }
       if (dom.repeatedKey())
         return fail(fmt::format("malformed JSON: the key {} appears twice in one object", quote(*dom.repeatedKey())));
       assert(dom.tooDeep() && "syntax errors throw");

@@ -304,6 +304,27 @@ TEST(BudgetOptions, EveryPositionAndTheDataCountBesidesTheElementsOfNodes) {
   }
 }
 
+TEST(BudgetOptions, EveryCommandStopsReadingAFileWhoseJsonPassesTheMemoryBudget) {
+  // 100,000 data values "1" (0.5 MB of text): about 8 MiB as a JSON document, read before any
+  // estimate of the case can run.
+  std::string data;
+  for (int i = 0; i < 100000; ++i) data += i ? R"(, "1")" : R"("1")";
+  const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-long-text.json").string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]], )"
+                      << R"("data": {"m": {"shape": [100000], "values": [)" << data
+                      << R"(]}}, "nodes": [{"op": "neg", "args": [0]}]})";
+  for (std::string command : {"grad", "show", "replay", "check"}) {
+    CommandRun run = runBounded(command + " " + path + " --max-memory 4");
+    EXPECT_EQ(run.status, 2) << command << ": " << run.out << run.err;
+    EXPECT_NE(run.err.find(path + ": its 0.477"), std::string::npos) << command << ": " << run.err;
+    EXPECT_NE(run.err.find(" MiB of text, read as JSON, take more than the memory budget of 4 MiB; raise it with "
+                           "--max-memory (MiB)\n"),
+              std::string::npos)
+        << command << ": " << run.err;
+  }
+  EXPECT_EQ(runBounded("grad " + path + " --max-memory 16").status, 0);
+}
+
 TEST(BudgetOptions, AnEngineInAnotherProcessCountsTheValuesItExchanges) {
   // Every value sent to the engine or read from its answers is formatted and parsed on both sides of
   // the pipe: determinism's 10 draws fit 3e5 operations in this process, not through `tapecheck serve`.

@@ -1149,6 +1149,24 @@ TEST(CaseFileDeathTest, SmallFileCannotExhaustMemory) {
   EXPECT_EXIT(bounded(doc), ::testing::ExitedWithCode(0), "");
 }
 
+// Reading JSON builds the whole document before the loader's budget can judge the case: a file of
+// 92 MB took 1.4 GB. Within a bound, the parser counts the text and each value as it builds them
+// (48 bytes a value, 32 more for a string's std::string, 48 for a container's header) and stops.
+TEST(CaseFile, ReadingJsonStopsOnceTheDocumentPassesItsMemoryBound) {
+  std::string text = "[";
+  for (int i = 0; i < 10000; ++i) text += i ? ", \"1\"" : "\"1\"";
+  text += "]";
+  const double counted = static_cast<double>(text.size()) + (48 + 48) + 10000 * (48 + 32);
+  auto within = tc::parseJsonDocument(text, tc::MemoryBound{counted, "; raise it"});
+  ASSERT_TRUE(within) << within.error().message;
+  EXPECT_EQ(within->size(), 10000u);
+  auto over = tc::parseJsonDocument(text, tc::MemoryBound{counted - 1, "; raise it"});
+  ASSERT_FALSE(over);
+  EXPECT_EQ(over.error().message,
+            "its 0.04768 MiB of text, read as JSON, take more than the memory budget of 0.8107 MiB; raise it");
+  EXPECT_TRUE(tc::parseJsonDocument(text)) << "unbounded by default";
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Robustness: every call returns a value or a single non-empty line
 // ---------------------------------------------------------------------------------------------
