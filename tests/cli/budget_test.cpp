@@ -275,6 +275,18 @@ TEST(BudgetOptions, TheLiteralReaderCountsTheFilesSeedsAndConstantsToo) {
   }
 }
 
+// A [2] input negated beside a data tensor of `values` values "1" that no node reads, written to a
+// temporary file.
+std::string unreadDataFile(const std::string& name, int values) {
+  std::string data;
+  for (int i = 0; i < values; ++i) data += i ? R"(, "1")" : R"("1")";
+  const std::string path = (std::filesystem::temp_directory_path() / ("tapecheck-budget-" + name + ".json")).string();
+  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]], )"
+                      << R"("data": {"m": {"shape": [)" << values << R"(], "values": [)" << data
+                      << R"(]}}, "nodes": [{"op": "neg", "args": [0]}]})";
+  return path;
+}
+
 TEST(BudgetOptions, EveryPositionAndTheDataCountBesidesTheElementsOfNodes) {
   // 8,000 scalar inputs and one addition: each property run handles every position as a tensor of its
   // own (index_bounds and file_round_trip write and read each one's entry), about 7 µs a position and draw
@@ -289,12 +301,7 @@ TEST(BudgetOptions, EveryPositionAndTheDataCountBesidesTheElementsOfNodes) {
                          << R"(], "nodes": [{"op": "add", "args": [0, 1]}]})";
   // A [2] input negated beside 65,536 data values that no node reads: copied by every run, written and
   // read back four times a draw.
-  std::string data;
-  for (int i = 0; i < 65536; ++i) data += i ? R"(, "1")" : R"("1")";
-  const std::string unread = (std::filesystem::temp_directory_path() / "tapecheck-budget-unread-data.json").string();
-  std::ofstream(unread) << R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]], )"
-                        << R"("data": {"m": {"shape": [65536], "values": [)" << data
-                        << R"(]}}, "nodes": [{"op": "neg", "args": [0]}]})";
+  const std::string unread = unreadDataFile("unread-data", 65536);
   for (const auto& [path, node] : {std::pair{scalars, "node 8000 (add)"}, {unread, "node 1 (neg)"}}) {
     CommandRun run = runBounded("check " + path + " --carrier double --cases 3 --max-work 1e8");
     EXPECT_EQ(run.status, 2) << path << ": " << run.out << run.err;
@@ -307,12 +314,7 @@ TEST(BudgetOptions, EveryPositionAndTheDataCountBesidesTheElementsOfNodes) {
 TEST(BudgetOptions, EveryCommandStopsReadingAFileWhoseJsonPassesTheMemoryBudget) {
   // 100,000 data values "1" (0.5 MB of text): about 8 MiB as a JSON document, read before any
   // estimate of the case can run.
-  std::string data;
-  for (int i = 0; i < 100000; ++i) data += i ? R"(, "1")" : R"("1")";
-  const std::string path = (std::filesystem::temp_directory_path() / "tapecheck-budget-long-text.json").string();
-  std::ofstream(path) << R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]], )"
-                      << R"("data": {"m": {"shape": [100000], "values": [)" << data
-                      << R"(]}}, "nodes": [{"op": "neg", "args": [0]}]})";
+  const std::string path = unreadDataFile("long-text", 100000);
   for (std::string command : {"grad", "show", "replay", "check"}) {
     CommandRun run = runBounded(command + " " + path + " --max-memory 4");
     EXPECT_EQ(run.status, 2) << command << ": " << run.out << run.err;

@@ -175,13 +175,16 @@ TEST(WorkEstimate, EveryPropertyRunHandlesEveryPositionBesidesItsElements) {
   EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, {}, nothing), 0);
 }
 
+// A [2] input beside a data tensor of 4,096 values and an index list of 1,000 entries that no node
+// reads: the data, not the positions, is what costs.
+struct BesideData {
+  Graph<double> g = (*GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}})).build();
+  Pack<double> inputs{filled<double>({2}, 1)};
+  Data<double> data{{"m", filled<double>({4096}, 1)}};
+};
+
 TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTheAccuracyOracle) {
-  // A [2] input masked by a data tensor of 4,096 values (beside an index list of 1,000 entries that no
-  // node reads): the data, not the positions, is what costs.
-  auto b = *GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}});
-  Graph<double> g = std::move(b).build();
-  const Pack<double> inputs{filled<double>({2}, 1)};
-  const Data<double> data{{"m", filled<double>({4096}, 1)}};
+  const auto [g, inputs, data] = BesideData{};
   const PassCounts nothing{.forward = 0, .backward = 0, .copies = 0};
   PassCounts runs = nothing;
   runs.propertyRuns = 5;
@@ -207,10 +210,7 @@ TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTh
 }
 
 TEST(MemoryEstimate, TheDataIsHeldOnceTwiceWhilePropertiesRunAndAsTextWhileItIsWritten) {
-  auto b = *GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}});
-  Graph<double> g = std::move(b).build();
-  const Pack<double> inputs{filled<double>({2}, 1)};
-  const Data<double> data{{"m", filled<double>({4096}, 1)}};
+  const auto [g, inputs, data] = BesideData{};
   const PassCounts fourCopies{.forward = 0, .backward = 0, .copies = 4};
   const double input = 4 * 2 * 8.0;  // the input's four copies
   const double once = 4096 * 8.0 + 1000 * 8.0;
