@@ -51,13 +51,10 @@ bool structureLoads(const CaseInput& input) {
 template <class T>
 std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& property, bool external,
                                                              gen::Domain domain, const Graph<T>* graph = nullptr) {
-  std::vector<OpKind> graphOps;
-  if (graph)
-    for (const Node<T>& node : graph->nodes) graphOps.push_back(node.op);
   std::vector<const props::NamedProperty<T>*> chosen;
   for (const auto& p : props::propertiesFor<T>(domain))
     if ((property == "all" ? !(external && p.scope == props::Scope::runtime) : property == p.name) &&
-        (!graph || props::appliesToOps(p, graphOps)))
+        (!graph || props::appliesToGraph(p, *graph)))
       chosen.push_back(props::findProperty<T>(p.name));
   return chosen;
 }
@@ -69,9 +66,11 @@ void printLeftOut(const std::string& property, bool external, gen::Domain domain
   const auto applying = chosenProperties<T>(property, external, domain, &graph);
   std::vector<std::string> leftOut;
   for (const auto* p : chosenProperties<T>(property, external, domain))
-    if (std::ranges::find(applying, p) == applying.end()) leftOut.push_back(fmt::format("{} (needs {})", p->name, p->needsWhat));
+    if (std::ranges::find(applying, p) == applying.end())
+      leftOut.push_back(fmt::format("{} (needs {})", p->name, p->needsWhat));
   if (!leftOut.empty())
-    fmt::print("on {}: left out, as this graph has nothing they compare: {}\n", Carrier<T>::name, fmt::join(leftOut, ", "));
+    fmt::print("on {}: left out, as this graph has nothing they compare: {}\n", Carrier<T>::name,
+               fmt::join(leftOut, ", "));
 }
 
 // How many of the chosen properties are the one named (the accuracy oracle, whose enclosures the
@@ -87,10 +86,14 @@ double runsOf(const std::vector<const props::NamedProperty<T>*>& chosen, std::st
 // in the literal dense order that a built-in engine running it is asked for.
 template <class T>
 void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
-                      const EngineSource& engine, std::size_t positions) {
+                      const EngineSource& engine, const Graph<T>& graph) {
+  const std::size_t positions = graph.positionCount();
+  std::size_t readLists = 0;  // the index lists some node reads
+  for (const auto& [key, entries] : graph.schema.indices)
+    readLists += std::ranges::any_of(graph.nodes, [&](const Node<T>& node) { return node.attrs.key == key; });
   passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
-    passes.documentRoundTrips += draws * documentRoundTrips(p->name);
+    passes.documentRoundTrips += draws * documentRoundTrips(p->name, readLists);
     if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
     else if (p->scope == props::Scope::engine && runsTheDenseOrder(engine.name()))
       passes.dense += draws * reversePassesAsked(p->name, positions);
@@ -115,22 +118,30 @@ void printListing(const CaseInput& input, const Case<T>& loaded, const props::Ve
 template <class T>
 int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
              bool survey, bool full, const BudgetOptions& budget) {
-  std::vector<const props::NamedProperty<T>*> chosen = chosenProperties<T>(property, source.external(), judging.domain);
-  if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
-  const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
+  // The properties that apply to the graph; a property named runs even where it does not (a saved
+  // failure's replay says why it compares nothing).
+  auto choose = [&](const Graph<T>& graph) {
+    auto chosen = chosenProperties<T>(property, source.external(), judging.domain, &graph);
+    if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
+    return chosen;
+  };
   auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
+    const auto chosen = choose(c.graph);
+    const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
-    addPropertyCosts(passes, 1, chosen, source, c.graph.positionCount());
+    addPropertyCosts(passes, 1, chosen, source, c.graph);
     if (const double reader = runsOf(chosen, "literal_reader"); reader > 0 && c.inputs)
       passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), reader, 0);
     return budgetGate<T>(passes, budget)(c);
   });
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
+  const auto chosen = choose(loaded->graph);
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
              props::policyName(judging.policy));
+  if (property == "all") printLeftOut<T>(property, source.external(), judging.domain, loaded->graph);
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
@@ -209,7 +220,7 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
-      addPropertyCosts(passes, draws, chosen, engine, c.graph.positionCount());
+      addPropertyCosts(passes, draws, chosen, engine, c.graph);
       passes.fixedWork = literalReaderWork(c.graph, ownDistinct, reader, reader * static_cast<double>(n));
       return passes;
     };

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "core/io/document_format.h"
 #include "properties/profile_json.h"
@@ -28,6 +29,10 @@ Result<std::set<std::size_t>> blamedPositionsOf(const nlohmann::json& failure) {
 }  // namespace
 
 Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& bound) {
+  // A file larger than the bound is refused before its text is read.
+  std::error_code error;
+  if (const auto size = std::filesystem::file_size(path, error); !error && static_cast<double>(size) > bound.bytes)
+    return fail(path + ": " + readingPassesBound(static_cast<double>(size), bound));
   auto text = readTextFile(path);
   if (!text) return std::unexpected(text.error());
   auto doc = parseJsonDocument(*text, bound);

@@ -19,17 +19,24 @@ enum class Scope { engine, runtime };
 //! A property and its name (the theorem's, for the seven theorem properties). Runtime-scoped
 //! properties ignore the engine argument. `needsOneOf`, when not empty, lists the ops without a node
 //! of one of which the property compares nothing (kink_conventions: the ops with kinks; accuracy and
-//! linearity: every op but opaque programs; node_adjoint_identity: every op, a node): a run whose
-//! cases cannot hold one, or a check of a graph that holds none, leaves the property out, saying
-//! `needsWhat`.
+//! linearity: every op but opaque programs): a run whose cases cannot hold one, or a check of a graph
+//! that holds none, leaves the property out. `comparesOn`, when set, is what a graph must be for the
+//! property to compare anything, beyond its ops (the adjoint identities: no node, or some node, whose
+//! program is not a non-linear opaque one); a check leaves out a graph that is not. `needsWhat` says
+//! either for people.
 template <class T>
 struct NamedProperty {
   std::string_view name;
   Scope scope;
   Verdict (*check)(const EngineUnderTest<T>&, const Case<T>&);
   std::span<const OpKind> needsOneOf{};
-  std::string_view needsWhat{};  //!< needsOneOf for people: "a relu, abs, clamp, max or min node"
+  std::string_view needsWhat{};  //!< for people: "a relu, abs, clamp, max or min node"
+  bool (*comparesOn)(const Graph<T>&) = nullptr;
 };
+
+//! Whether `property` can compare something on `graph`: its ops, and what else the property needs.
+template <class T>
+bool appliesToGraph(const NamedProperty<T>& property, const Graph<T>& graph);
 
 //! Whether `property` can compare something on cases whose ops are among `ops`.
 template <class T>

@@ -47,9 +47,17 @@ inline std::span<const OpKind> compactOps() {
   static const std::vector<OpKind> compact = opsWhere([](OpKind op) { return !ops::isDense(op); });
   return compact;
 }
-inline std::span<const OpKind> everyOp() {
-  static const std::vector<OpKind> every = opsWhere([](OpKind) { return true; });
-  return every;
+
+// Whether every node of `graph` (none, in a graph without nodes), or some node, has a reverse program
+// linear in its cotangent (every op's but a non-linear opaque program's): what the graph-level and the
+// node-level adjoint identity compare.
+template <class T>
+bool everyNodeLinearInCotangent(const Graph<T>& graph) {
+  return std::ranges::all_of(graph.nodes, [](const Node<T>& n) { return ops::linearInCotangent(n.op, n.attrs); });
+}
+template <class T>
+bool someNodeLinearInCotangent(const Graph<T>& graph) {
+  return std::ranges::any_of(graph.nodes, [](const Node<T>& n) { return ops::linearInCotangent(n.op, n.attrs); });
 }
 
 }  // namespace detail
@@ -76,18 +84,27 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
   if constexpr (readsLiterals<T>)
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP> || Carrier<T>::caps.enclosure) {
-    all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>});
-    all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>,
-                   detail::everyOp(), "a node"});
+    all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>, {},
+                   "no node whose program is a non-linear opaque one", &detail::everyNodeLinearInCotangent<T>});
+    all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>, {},
+                   "a node whose program is not a non-linear opaque one", &detail::someNodeLinearInCotangent<T>});
   }
   if constexpr (Carrier<T>::caps.exact && !Carrier<T>::caps.enclosure)
     all.push_back({"linearity", Scope::runtime, &ignoringEngine<T, &linearity<T>>, detail::compactOps(),
                    "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
-    all.push_back({"accuracy", Scope::engine, &accuracy<T>, detail::compactOps(), "a node that is not an opaque program"});
+    all.push_back(
+        {"accuracy", Scope::engine, &accuracy<T>, detail::compactOps(), "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   return all;
+}
+
+template <class T>
+bool appliesToGraph(const NamedProperty<T>& property, const Graph<T>& graph) {
+  std::vector<OpKind> ops;
+  for (const Node<T>& node : graph.nodes) ops.push_back(node.op);
+  return appliesToOps(property, ops) && (!property.comparesOn || property.comparesOn(graph));
 }
 
 template <class T>

@@ -193,7 +193,8 @@ void addDataCost(const Graph<T>& graph, const Data<T>& data, const PassCounts& p
   const double valueFactor = GrowingCarrier<T> ? valueCost / 100 : 1;
   work += values * (passes.propertyRuns * valueCost + passes.documentRoundTrips * documentValueCost<T>() * valueFactor);
   work += indexEntries * passes.documentRoundTrips * kDocumentIndexEntry;
-  if constexpr (std::is_floating_point_v<T>) work += values * (passes.ownValues.count + passes.drawnValues.count) * kLiftedValue;
+  if constexpr (std::is_floating_point_v<T>)
+    work += values * (passes.ownValues.count + passes.drawnValues.count) * kLiftedValue;
   // Held once by the case, and once more by the draw a property runs on (one at a time).
   const double copies = passes.propertyRuns > 0 ? 2 : 1;
   memory += copies * (values * bytesHeld<T>(leafBits) + indexEntries * sizeof(std::size_t));

@@ -64,14 +64,18 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
   bool boolean(bool v) { return fits() && holds(kValueBytes) && Base::boolean(v); }
   bool number_integer(number_integer_t v) { return fits() && holds(kValueBytes) && Base::number_integer(v); }
   bool number_unsigned(number_unsigned_t v) { return fits() && holds(kValueBytes) && Base::number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) { return fits() && holds(kValueBytes) && Base::number_float(v, s); }
+  bool number_float(number_float_t v, const string_t& s) {
+    return fits() && holds(kValueBytes) && Base::number_float(v, s);
+  }
   bool string(string_t& v) { return fits() && holds(kValueBytes + textBytes(v)) && Base::string(v); }
   bool binary(binary_t& v) { return fits() && holds(kValueBytes + static_cast<double>(v.size())) && Base::binary(v); }
   bool key(string_t& v) { return fits() && unseen(v) && holds(kEntryBytes + textBytes(v)) && Base::key(v); }
   bool start_object(std::size_t n) {
     return fits() && holds(kValueBytes + kContainerBytes) && openObject() && Base::start_object(n);
   }
-  bool start_array(std::size_t n) { return fits() && holds(kValueBytes + kContainerBytes) && open() && Base::start_array(n); }
+  bool start_array(std::size_t n) {
+    return fits() && holds(kValueBytes + kContainerBytes) && open() && Base::start_array(n);
+  }
   bool end_object() { return closeObject() && Base::end_object(); }
   bool end_array() { return close() && Base::end_array(); }
 
@@ -120,6 +124,12 @@ class DepthLimitedDom : public nlohmann::detail::json_sax_dom_parser<nlohmann::j
 
 }  // namespace
 
+std::string readingPassesBound(double textBytes, const MemoryBound& bound) {
+  constexpr double mib = 1024.0 * 1024;
+  return fmt::format("reading its {:.4g} MiB of JSON takes more than the memory budget of {:.4g} MiB{}",
+                     textBytes / mib, bound.bytes / mib, bound.raise);
+}
+
 Result<nlohmann::json> parseJsonDocument(std::string_view text, const MemoryBound& bound) {
   using nlohmann::json;
   // Bounded nesting: the parser is iterative, but printing or copying a deep document is not.
@@ -127,11 +137,7 @@ Result<nlohmann::json> parseJsonDocument(std::string_view text, const MemoryBoun
     json root;
     DepthLimitedDom dom(root, static_cast<double>(text.size()), bound.bytes);  // the text is held too
     if (!json::sax_parse(text, &dom)) {
-      if (dom.tooLarge()) {
-        constexpr double mib = 1024.0 * 1024;
-        return fail(fmt::format("its {:.4g} MiB of text, read as JSON, take more than the memory budget of {:.4g} MiB{}",
-                                static_cast<double>(text.size()) / mib, bound.bytes / mib, bound.raise));
-      }
+      if (dom.tooLarge()) return fail(readingPassesBound(static_cast<double>(text.size()), bound));
       if (dom.repeatedKey())
         return fail(fmt::format("malformed JSON: the key {} appears twice in one object", quote(*dom.repeatedKey())));
       assert(dom.tooDeep() && "syntax errors throw");

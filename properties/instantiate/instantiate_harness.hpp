@@ -13,6 +13,7 @@
   template const Engine<T>& builtinEngine<T>(std::string_view);                                                 \
   template std::vector<props::NamedProperty<T>> props::propertiesFor<T>(gen::Domain);                                      \
   template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                            \
+  template bool props::appliesToGraph<T>(const props::NamedProperty<T>&, const Graph<T>&);                     \
   template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,      \
                                                   const nlohmann::json&);                                       \
   template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const props::Subject<T>&,  \

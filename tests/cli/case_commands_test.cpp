@@ -112,8 +112,8 @@ TEST(Check, AGraphWithoutNodesLeavesOutThePropertiesThatCompareNodesAndSaysSo) {
   CommandRun run = runTapecheck("check " + inputsOnly + " --cases 2 --seed 1");
   ASSERT_EQ(run.status, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("on rational: left out, as this graph has nothing they compare: kink_conventions (needs a "
-                         "relu, abs, clamp, max or min node), node_adjoint_identity (needs a node), linearity (needs a "
-                         "node that is not an opaque program)\n"),
+                         "relu, abs, clamp, max or min node), node_adjoint_identity (needs a node whose program is not a "
+                         "non-linear opaque one), linearity (needs a node that is not an opaque program)\n"),
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("on double: left out, as this graph has nothing they compare: kink_conventions (needs a "
@@ -127,6 +127,29 @@ TEST(Check, AGraphWithoutNodesLeavesOutThePropertiesThatCompareNodesAndSaysSo) {
   EXPECT_EQ(named.status, 2) << named.out << named.err;
   EXPECT_NE(named.err.find("accuracy does not apply to the chosen carriers and this graph's ops"), std::string::npos)
       << named.err;
+}
+
+// A graph whose one node runs a non-linear opaque program gives the adjoint identities nothing to
+// compare (they check programs linear in the cotangent): left out and said, not failed.
+TEST(Check, AGraphOfANonLinearOpaqueProgramLeavesOutTheAdjointIdentities) {
+  const std::string opaque = R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]],
+      "nodes": [{"op": "opaque", "args": [0], "attrs": {"name": "%"}}]})";
+  auto named = [&](const std::string& name) {
+    std::string text = opaque;
+    text.replace(text.find('%'), 1, name);
+    return writeTemp("opaque_" + name + ".json", text);
+  };
+  CommandRun nonLinear = runTapecheck("check " + named("const3") + " --cases 2 --seed 1 --carrier rational");
+  ASSERT_EQ(nonLinear.status, 0) << nonLinear.out << nonLinear.err;
+  EXPECT_NE(nonLinear.out.find("adjoint_identity (needs no node whose program is a non-linear opaque one), "
+                               "node_adjoint_identity (needs a node whose program is not a non-linear opaque one)"),
+            std::string::npos)
+      << nonLinear.out;
+  CommandRun linear = runTapecheck("check " + named("twice") + " --cases 2 --seed 1 --carrier rational");
+  ASSERT_EQ(linear.status, 0) << linear.out << linear.err;
+  EXPECT_NE(linear.out.find("node_adjoint_identity                      rational            3        3"),
+            std::string::npos)
+      << linear.out;
 }
 
 TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {

@@ -178,7 +178,9 @@ TEST(WorkEstimate, EveryPropertyRunHandlesEveryPositionBesidesItsElements) {
 // A [2] input beside a data tensor of 4,096 values and an index list of 1,000 entries that no node
 // reads: the data, not the positions, is what costs.
 struct BesideData {
-  Graph<double> g = (*GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}})).build();
+  Graph<double> g =
+      (*GraphBuilder<double>::create({{2}}, DataSchema{{{"m", {4096}}}, {{"rows", std::vector<std::size_t>(1000, 0)}}}))
+          .build();
   Pack<double> inputs{filled<double>({2}, 1)};
   Data<double> data{{"m", filled<double>({4096}, 1)}};
 };
@@ -195,7 +197,8 @@ TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTh
   EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, data, written), 2 * (4096 * 210.0 + 1000 * 180.0 + 700));
   // Lifted to intervals on every run of the accuracy oracle: 150 ns a value.
   PassCounts accuracy = nothing;
-  accuracy.ownValues = {1}, accuracy.drawnValues = {3};
+  accuracy.ownValues = {1};
+  accuracy.drawnValues = {3};
   EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, data, accuracy), 4 * 4096 * 150.0);
   // Values of a carrier that are costly to read: 1.2 µs a rational, more as the leaves grow.
   auto rb = *GraphBuilder<Rational>::create({{2}}, DataSchema{{{"m", {4096}}}, {}});

@@ -1163,7 +1163,7 @@ TEST(CaseFile, ReadingJsonStopsOnceTheDocumentPassesItsMemoryBound) {
   auto over = tc::parseJsonDocument(text, tc::MemoryBound{counted - 1, "; raise it"});
   ASSERT_FALSE(over);
   EXPECT_EQ(over.error().message,
-            "its 0.04768 MiB of text, read as JSON, take more than the memory budget of 0.8107 MiB; raise it");
+            "reading its 0.04768 MiB of JSON takes more than the memory budget of 0.8107 MiB; raise it");
   EXPECT_TRUE(tc::parseJsonDocument(text)) << "unbounded by default";
 }
 
