@@ -354,6 +354,12 @@ TEST(BudgetOptions, EveryCommandStopsReadingAFileWhoseJsonPassesTheMemoryBudget)
         << command << ": " << run.err;
   }
   EXPECT_EQ(runBounded("grad " + path + " --max-memory 16").status, 0);
+  // A file larger than the budget is refused before its text is read, in the same words.
+  CommandRun larger = runBounded("check " + path + " --max-memory 0.25");
+  EXPECT_EQ(larger.status, 2) << larger.out << larger.err;
+  EXPECT_NE(larger.err.find(path + ": reading its 0.477 MiB of JSON takes more than the memory budget of 0.25 MiB"),
+            std::string::npos)
+      << larger.err;
 }
 
 TEST(BudgetOptions, AnEngineInAnotherProcessCountsTheValuesItExchanges) {
