@@ -14,6 +14,7 @@
 #include "core/io/case_file.h"
 #include "core/support/text.h"
 #include "generators/generate.h"
+#include "properties/index_bounds.h"
 #include "properties/report.h"
 #include "properties/runner.h"
 
@@ -26,19 +27,12 @@ std::vector<std::string> propertyNames() {
   return names;
 }
 
-// The case on carrier T, or the loader's message naming the file; `gate` refuses what passes the
-// command's budget before the seeds are built (and again with the seeds the file gives).
-template <class T>
-Result<Case<T>> loadOn(const CaseInput& input, const CaseGate<T>& gate = {}) {
-  return within(input.path, caseFromJson<T>(input.doc, gate));
-}
-
 // Whether the file's graph and values load on carrier T, judged before the seed pack is built
 // (which may be large: the budget judges that on the carrier chosen).
 template <class T>
 bool structureLoads(const CaseInput& input) {
   bool loads = false;
-  (void)loadOn<T>(input, [&](const Case<T>&) -> Result<void> {
+  (void)loadCase<T>(input, [&](const Case<T>&) -> Result<void> {
     loads = true;
     return fail("loaded");  // stops the loader here
   });
@@ -59,11 +53,11 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
   return chosen;
 }
 
-// Says which of the properties `property` names on T the graph leaves out, having no node they compare
-// (chosenProperties), and what each needs.
+// Says which of the properties `property` names on T a graph leaves out, having no node they compare
+// (`applying`: chosenProperties on the graph), and what each needs.
 template <class T>
-void printLeftOut(const std::string& property, bool external, gen::Domain domain, const Graph<T>& graph) {
-  const auto applying = chosenProperties<T>(property, external, domain, &graph);
+void printLeftOut(const std::string& property, bool external, gen::Domain domain,
+                  const std::vector<const props::NamedProperty<T>*>& applying) {
   std::vector<std::string> leftOut;
   for (const auto* p : chosenProperties<T>(property, external, domain))
     if (std::ranges::find(applying, p) == applying.end())
@@ -89,8 +83,7 @@ void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const 
                       const EngineSource& engine, const Graph<T>& graph) {
   const std::size_t positions = graph.positionCount();
   std::size_t readLists = 0;  // the index lists some node reads
-  for (const auto& [key, entries] : graph.schema.indices)
-    readLists += std::ranges::any_of(graph.nodes, [&](const Node<T>& node) { return node.attrs.key == key; });
+  for (const auto& [key, entries] : graph.schema.indices) readLists += !props::indices::readersOf(graph, key).empty();
   passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
     passes.documentRoundTrips += draws * documentRoundTrips(p->name, readLists);
@@ -125,7 +118,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
     if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
     return chosen;
   };
-  auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
+  auto loaded = loadCase<T>(input, [&](const Case<T>& c) {
     const auto chosen = choose(c.graph);
     const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
@@ -141,7 +134,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
              props::policyName(judging.policy));
-  if (property == "all") printLeftOut<T>(property, source.external(), judging.domain, loaded->graph);
+  if (property == "all") printLeftOut<T>(property, source.external(), judging.domain, chosen);
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
@@ -167,8 +160,9 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
   const Engine<T>& engine = engines.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
   const gen::Domain domain = judging.domain;
-  printLeftOut<T>(options.property, engines.external(), domain, loaded.graph);
-  for (const auto* chosen : chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph)) {
+  const auto applying = chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph);
+  printLeftOut<T>(options.property, engines.external(), domain, applying);
+  for (const auto* chosen : applying) {
     const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
@@ -283,7 +277,7 @@ std::pair<std::set<std::size_t>, std::string> highlightOf(const CaseInput& input
 template <class T>
 int showOn(const CaseInput& input, bool dot, bool full, const Program& program, const BudgetOptions& budget) {
   const double accuracy = input.property == "accuracy" ? 1 : 0;  // a saved failure's property is re-checked
-  auto loaded = loadOn<T>(input, [&](const Case<T>& c) {
+  auto loaded = loadCase<T>(input, [&](const Case<T>& c) {
     PassCounts passes = withAccuracyRuns(showPasses(!input.property.empty()), accuracy, 0, gen::Domain::general);
     if (input.property == "literal_reader" && c.inputs)
       passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), 1, 0);
@@ -381,7 +375,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
         sharing > 1 ? fmt::format(" (this carrier's share: 1/{} of what is left of --max-work)", sharing) : "";
     withCarrier(carrier, [&]<class T>() {
       CheckFit fit;
-      auto loaded = loadOn<T>(*input, checkGate<T>(options, budget, share, **source, judging->domain, fit));
+      auto loaded = loadCase<T>(*input, checkGate<T>(options, budget, share, **source, judging->domain, fit));
       if (loaded) {
         workLeft = std::max(0.0, workLeft - fit.work);
         if (fit.cases < options.cases)

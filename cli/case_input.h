@@ -7,6 +7,7 @@
 #include <string>
 
 #include "adapters/process/engine_process.h"
+#include "core/io/case_file.h"
 #include "core/io/document_format.h"
 #include "core/support/result.h"
 #include "generators/generate.h"
@@ -27,6 +28,13 @@ struct CaseInput {
 //! Reads and parses the file (bounded nesting, and memory within `bound`); errors name the path and
 //! say what is wrong.
 Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& bound = {});
+
+//! The case on carrier T, or the loader's message naming the file; `gate` refuses what passes the
+//! command's budget before the seeds are built (and again with the seeds the file gives).
+template <class T>
+Result<Case<T>> loadCase(const CaseInput& input, const CaseGate<T>& gate = {}) {
+  return within(input.path, caseFromJson<T>(input.doc, gate));
+}
 
 //! How run, check and replay judge the engine: the comparison policy, the domain of cases and the
 //! engine's profile.

@@ -52,7 +52,7 @@ int gradWith(const GradOptions& options) {
   auto loaded = [&]() -> Result<Case<T>> {
     auto input = readCaseInput(options.file, documentBound(options.budget));  // its document freed once read
     if (!input) return std::unexpected(input.error());
-    return within(options.file, caseFromJson<T>(input->doc, budgetGate<T>(passes, options.budget)));
+    return loadCase<T>(*input, budgetGate<T>(passes, options.budget));
   }();
   if (!loaded) return report(kUsage, loaded.error().message);
   const Case<T>& c = *loaded;
