@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "cli/case_input.h"
@@ -12,6 +13,7 @@
 #include "cli/run_output.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
+#include "core/ops/library.hpp"
 #include "core/support/text.h"
 #include "generators/generate.h"
 #include "properties/index_bounds.h"
@@ -166,8 +168,10 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
     const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
+      // Every other draw, the first among them, spread for a property that compares off kinks.
+      const bool spread = p.comparesOffKinks && (i - (ownValues ? 1 : 0)) % 2 == 0;
       return props::SourcedCase<T>{
-          nullptr, gen::withRandomValues<T>(loaded, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain)};
+          nullptr, gen::withRandomValues<T>(loaded, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain, spread)};
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
@@ -206,9 +210,12 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
     const double accuracy = runsOf(chosen, "accuracy");
     const double reader = runsOf(chosen, "literal_reader");
     const bool exact = runsOf(chosen, "exact_reference") > 0;
+    const bool offKinks = std::ranges::any_of(chosen, [](const auto* p) { return p->comparesOffKinks; }) &&
+                          std::ranges::any_of(c.graph.nodes, [](const Node<T>& n) { return ops::hasKinks(n.op); });
     // The fewest draws that check anything: exact_reference compares only values of the exact
-    // domain, which a file's own rarely are.
-    const std::size_t fewest = c.inputs && !exact ? 0 : 1;
+    // domain, which a file's own rarely are, and adjoint_identity only values off the kinks, where a
+    // file's own may not be.
+    const std::size_t fewest = c.inputs && !exact && !offKinks ? 0 : 1;
     const double ownDistinct = reader > 0 && c.inputs ? distinctLeafValues(c) : 0;
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));

@@ -55,6 +55,16 @@ inline const std::vector<std::string> kIeeeFiniteSpecials = [] {
 // accuracy oracle needs them (on the pools above nearly every op is exact).
 inline const std::vector<std::string> kIeeeWideValues = {"0.1",   "-0.7",  "2.3",    "1e-3", "3.14159", "-2.71828",
                                                          "1e-20", "-1e-30", "1000", "-1000", "1e10",   "-0.45"};
+// Nonzero multiples of 1/4 below 256 in magnitude (2,046 values), for the draws of a property that compares
+// only away from kinks: on a tensor of a few dozen elements the pools above, with a zero in every six values,
+// put nearly every draw at a kink (a zero, or a tie of two arguments); these rarely do, and every carrier holds
+// them exactly.
+inline const std::vector<std::string> kSpreadValues = [] {
+  std::vector<std::string> values;
+  for (int quarters = -1023; quarters <= 1023; ++quarters)
+    if (quarters != 0) values.push_back(std::to_string(quarters) + "/4");
+  return values;
+}();
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! Which pool value a draw picked. Documents get its text, tensors the value read from that text
@@ -122,6 +132,7 @@ const T& valueOf(const PoolDraw& draw) {
       for (const std::string& text : pool) values.push_back(parseValue<T>(text).value());
       all.emplace_back(&pool, std::move(values));
     };
+    read(kSpreadValues);
     if constexpr (Carrier<T>::caps.exact) {
       read(kExactValues);
     } else {
@@ -145,14 +156,25 @@ nlohmann::json randomValues(Choices& pick, std::size_t n, Domain domain = Domain
   return v;
 }
 
+//! A tensor of the values `draw()` picks, element by element.
+template <class T, class Draw>
+Tensor<T> drawnTensor(const Shape& shape, Draw&& draw) {
+  std::vector<T> values;
+  values.reserve(elementCount(shape));
+  for (std::size_t i = 0; i < elementCount(shape); ++i) values.push_back(valueOf<T>(draw()));
+  return Tensor<T>(shape, std::move(values));
+}
+
 //! The values randomValues draws, straight into a tensor.
 template <class T>
 Tensor<T> randomTensor(Choices& pick, const Shape& shape, Domain domain = Domain::general, bool finite = false) {
-  std::vector<T> values;
-  values.reserve(elementCount(shape));
-  for (std::size_t i = 0; i < elementCount(shape); ++i)
-    values.push_back(valueOf<T>(drawValue<T>(pick, domain, finite)));
-  return Tensor<T>(shape, std::move(values));
+  return drawnTensor<T>(shape, [&] { return drawValue<T>(pick, domain, finite); });
+}
+
+//! A tensor of kSpreadValues.
+template <class T>
+Tensor<T> spreadTensor(Choices& pick, const Shape& shape) {
+  return drawnTensor<T>(shape, [&] { return PoolDraw{&kSpreadValues, pick.below(kSpreadValues.size())}; });
 }
 
 //! Half the time a seed at the output alone, otherwise a seed pack that seeds the output and up

@@ -53,9 +53,12 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
 //! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
 //! so the draw is not checked for exactness). On an IEEE carrier kFiniteDrawPercent of the draws
-//! leave out NaN and the infinities. The values go straight into tensors: a large graph is not
+//! leave out NaN and the infinities. With `spreadInputs` the inputs are drawn instead from 2,046
+//! nonzero multiples of 1/4 (in either domain), among which a zero or a tie is rare: for a property
+//! that compares only away from kinks. The values go straight into tensors: a large graph is not
 //! written out and read again for every draw.
 template <class T>
-Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain = Domain::general);
+Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain = Domain::general,
+                         bool spreadInputs = false);
 
 }  // namespace tc::gen

@@ -23,7 +23,10 @@ enum class Scope { engine, runtime };
 //! that holds none, leaves the property out. `comparesOn`, when set, is what a graph must be for the
 //! property to compare anything, beyond its ops (the adjoint identities: no node, or some node, whose
 //! program is not a non-linear opaque one); a check leaves out a graph that is not. `needsWhat` says
-//! either for people.
+//! either for people. `comparesOffKinks` marks a property that skips a case with a value at a kink
+//! (adjoint_identity): a check draws every other one of its cases with spread inputs
+//! (gen::withRandomValues), which a large tensor's draws from the small pools would nearly always put
+//! at one.
 template <class T>
 struct NamedProperty {
   std::string_view name;
@@ -32,6 +35,7 @@ struct NamedProperty {
   std::span<const OpKind> needsOneOf{};
   std::string_view needsWhat{};  //!< for people: "a relu, abs, clamp, max or min node"
   bool (*comparesOn)(const Graph<T>&) = nullptr;
+  bool comparesOffKinks = false;
 };
 
 //! Whether `property` can compare something on `graph`: its ops, and what else the property needs.

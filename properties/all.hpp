@@ -85,7 +85,8 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
     all.push_back({"literal_reader", Scope::runtime, &ignoringEngine<T, &literal_reader<T>>});
   if constexpr (std::is_same_v<T, Rational> || std::is_same_v<T, ModP> || Carrier<T>::caps.enclosure) {
     all.push_back({"adjoint_identity", Scope::engine, &adjoint_identity<T>, {},
-                   "no node whose program is a non-linear opaque one", &detail::everyNodeLinearInCotangent<T>});
+                   "no node whose program is a non-linear opaque one", &detail::everyNodeLinearInCotangent<T>,
+                   /*comparesOffKinks=*/true});
     all.push_back({"node_adjoint_identity", Scope::runtime, &ignoringEngine<T, &node_adjoint_identity<T>>, {},
                    "a node whose program is not a non-linear opaque one", &detail::someNodeLinearInCotangent<T>});
   }

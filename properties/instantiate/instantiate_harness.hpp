@@ -32,4 +32,4 @@
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&, std::size_t);     \
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
-  template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain);
+  template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain, bool);

@@ -152,6 +152,30 @@ TEST(Check, AGraphOfANonLinearOpaqueProgramLeavesOutTheAdjointIdentities) {
       << linear.out;
 }
 
+// An L1 distance over 64 elements: the small pools put nearly every draw at abs's kink (a zero or a
+// tie), where adjoint_identity compares nothing, and the row failed a correct engine. Every other
+// draw is now spread; and a budget that fits no draw beyond the file's values, which sit at the
+// kink, is not taken as enough for it.
+TEST(Check, AdjointIdentityGetsDrawsOffTheKinks) {
+  std::string l1 = R"({"tapecheck": 1, "inputs": [{"shape": [64]}, {"shape": [64]}], "values": [%, %],
+      "nodes": [{"op": "sub", "args": [0, 1]}, {"op": "abs", "args": [2]}, {"op": "sum", "args": [3]}]})";
+  const std::string zeros = nlohmann::json(std::vector<std::string>(64, "0")).dump();
+  for (int i = 0; i < 2; ++i) l1.replace(l1.find('%'), 1, zeros);
+  const std::string file = writeTemp("l1.json", l1);
+  CommandRun run = runTapecheck("check " + file + " --cases 10 --seed 1 --carrier rational --property adjoint_identity");
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("adjoint_identity                           rational           11        5       6"),
+            std::string::npos)
+      << "the file's values and the 5 pooled draws at the kink, the 5 spread ones compared\n" << run.out;
+  // The estimate: about 0.9e7 operations for the file's values, 1.8e7 with one draw.
+  CommandRun one = runTapecheck("check " + file + " --seed 1 --carrier rational --max-work 2.2e7");
+  ASSERT_EQ(one.status, 0) << one.out << one.err;
+  EXPECT_NE(one.out.find("on rational: 1 of 100 random draws"), std::string::npos) << one.out;
+  CommandRun none = runTapecheck("check " + file + " --seed 1 --carrier rational --max-work 1.4e7");
+  EXPECT_EQ(none.status, 2) << "refused, not a row failed for comparing nothing\n" << none.out << none.err;
+  EXPECT_NE(none.err.find("raise it with --max-work"), std::string::npos) << none.err;
+}
+
 TEST(Check, AGraphWithoutValuesIsCheckedOnRandomDrawsOnly) {
   std::string graph = writeTemp("graph_only.json", R"({"tapecheck": 1, "inputs": [{"shape": [2, 2]}, {"shape": [2]}],
       "nodes": [{"op": "matmul", "args": [0, 1]}, {"op": "sum", "args": [2]}]})");

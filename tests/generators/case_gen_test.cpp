@@ -267,6 +267,30 @@ TEST(RandomValues, HalfTheIeeeDrawsAreFinite) {
   EXPECT_LE(finiteDraws, 28u);
 }
 
+// The spread draws `check` gives a property that compares off kinks: on |x - y| over 64 elements the
+// pools' draws put some element at the kink of abs (a zero, or x and y tied) in every case, the
+// spread's in few. No spread value is a zero, and every carrier reads them (ModP has no kinks).
+TYPED_TEST(CaseGen, SpreadInputsAreNonzeroAndRarelyAtAKink) {
+  using T = TypeParam;
+  auto b = *GraphBuilder<T>::create({{64}, {64}});
+  const std::size_t difference = *b.add(OpKind::sub, {0, 1});
+  if constexpr (Carrier<T>::caps.ordered) b.add(OpKind::abs, {difference}).value();
+  const Case<T> c{std::move(b).build(), std::nullopt, {}, difference, {}, {}};
+  const gen::CaseOptions clearOfKinks{.avoidKinks = true};
+  std::size_t spreadClear = 0, pooledClear = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const Case<T> spread = gen::withRandomValues(c, seed, gen::Domain::general, true);
+    for (const Tensor<T>& input : *spread.inputs)
+      for (const T& v : input.values) ASSERT_FALSE(Carrier<T>::same(v, zero<T>())) << seed;
+    spreadClear += gen::meetsOptions(spread, clearOfKinks);
+    pooledClear += gen::meetsOptions(gen::withRandomValues(c, seed), clearOfKinks);
+  }
+  if constexpr (Carrier<T>::caps.ordered) {
+    EXPECT_GE(spreadClear, 17u);  // a tie among 64 pairs of 2,046 values: about 3% of the draws
+    EXPECT_LE(pooledClear, 2u);   // the pools tie one pair in 9 (exact carriers) or 16 (IEEE): 0.05% or 1.6% clear
+  }
+}
+
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
 TYPED_TEST(CaseGen, CoverageFloorsHold) {
   using T = TypeParam;
