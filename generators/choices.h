@@ -55,14 +55,15 @@ inline const std::vector<std::string> kIeeeFiniteSpecials = [] {
 // accuracy oracle needs them (on the pools above nearly every op is exact).
 inline const std::vector<std::string> kIeeeWideValues = {"0.1",   "-0.7",  "2.3",    "1e-3", "3.14159", "-2.71828",
                                                          "1e-20", "-1e-30", "1000", "-1000", "1e10",   "-0.45"};
-// Nonzero multiples of 1/4 below 256 in magnitude (2,046 values), for the draws of a property that compares
+// Nonzero multiples of 1/256 below 4 in magnitude (2,046 values), for the draws of a property that compares
 // only away from kinks: on a tensor of a few dozen elements the pools above, with a zero in every six values,
 // put nearly every draw at a kink (a zero, or a tie of two arguments); these rarely do, and every carrier holds
-// them exactly.
+// them exactly. Below 4, as the pools are: larger values, summed over a product and passed to exp or sigmoid,
+// took the interval carrier past its ceiling on exponents.
 inline const std::vector<std::string> kSpreadValues = [] {
   std::vector<std::string> values;
-  for (int quarters = -1023; quarters <= 1023; ++quarters)
-    if (quarters != 0) values.push_back(std::to_string(quarters) + "/4");
+  for (int steps = -1023; steps <= 1023; ++steps)
+    if (steps != 0) values.push_back(std::to_string(steps) + "/256");
   return values;
 }();
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};

@@ -53,8 +53,8 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
 //! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
 //! so the draw is not checked for exactness). On an IEEE carrier kFiniteDrawPercent of the draws
-//! leave out NaN and the infinities. With `spreadInputs` the inputs are drawn instead from 2,046
-//! nonzero multiples of 1/4 (in either domain), among which a zero or a tie is rare: for a property
+//! leave out NaN and the infinities. With `spreadInputs` the inputs are drawn instead from the 2,046
+//! nonzero multiples of 1/256 below 4 in magnitude (in either domain), among which a zero or a tie is rare: for a property
 //! that compares only away from kinks. The values go straight into tensors: a large graph is not
 //! written out and read again for every draw.
 template <class T>

@@ -167,6 +167,18 @@ TEST(Check, AdjointIdentityGetsDrawsOffTheKinks) {
   EXPECT_NE(run.out.find("adjoint_identity                           rational           11        5       6"),
             std::string::npos)
       << "the file's values and the 5 pooled draws at the kink, the 5 spread ones compared\n" << run.out;
+  // The spread values are small: sigmoid of a sum over 32 products of values up to 256 passed the
+  // interval carrier's exponents, and those draws were skipped too.
+  const std::string logistic = writeTemp("logistic_l1.json", R"({"tapecheck": 1,
+      "inputs": [{"shape": [8, 32]}, {"shape": [32]}], "nodes": [{"op": "matmul", "args": [0, 1]},
+      {"op": "sigmoid", "args": [2]}, {"op": "sum", "args": [3]}, {"op": "abs", "args": [1]},
+      {"op": "sum", "args": [5]}, {"op": "add", "args": [4, 6]}]})");
+  CommandRun interval =
+      runTapecheck("check " + logistic + " --cases 4 --seed 1 --carrier interval --property adjoint_identity");
+  ASSERT_EQ(interval.status, 0) << interval.out << interval.err;
+  EXPECT_NE(interval.out.find("adjoint_identity                           interval            4        2       2"),
+            std::string::npos)
+      << interval.out;
   // The estimate: about 0.9e7 operations for the file's values, 1.8e7 with one draw.
   CommandRun one = runTapecheck("check " + file + " --seed 1 --carrier rational --max-work 2.2e7");
   ASSERT_EQ(one.status, 0) << one.out << one.err;
