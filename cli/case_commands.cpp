@@ -99,7 +99,7 @@ void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const 
 // and column, saying so when a position has more.
 template <class T>
 void printListing(const CaseInput& input, const Case<T>& loaded, const props::Verdict& verdict, bool full) {
-  fmt::print("{}", props::formatCaseListing<T>(input.doc, verdict, full ? 0 : kListedValues));
+  fmt::print("{}", props::formatCaseListing<T>(loaded, verdict, full ? 0 : kListedValues));
   const Graph<T>& graph = loaded.graph;
   for (std::size_t p = 0; p < graph.positionCount() && !full; ++p)
     if (elementCount(graph.shapeAt(p)) > kListedValues) {
@@ -140,7 +140,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
-    props::Verdict verdict = props::checkDocument(*p, subject, input.doc);
+    props::Verdict verdict = props::checkLoadedCase(*p, subject, *loaded);
     std::string result = !verdict.holds                ? "FAIL: " + verdict.why
                          : !verdict.unsupported.empty() ? "not run (the engine does not support op " + verdict.unsupported + ")"
                          : !verdict.skipped.empty()     ? "not compared (does not apply: " + verdict.skipped + ")"
@@ -266,7 +266,7 @@ std::pair<props::Verdict, std::string> recheck(const CaseInput& input, const Cas
   const process::Hello* hello = (*source)->hello();
   props::EngineUnderTest<T> subject{(*source)->engine<T>(), hello && hello->policy ? *hello->policy : props::Policy::bits,
                                     hello ? hello->profile : specProfile()};
-  return {props::checkDocument(*property, subject, input.doc), ""};
+  return {props::checkLoadedCase(*property, subject, loaded), ""};
 }
 
 // What the picture fills red, and what red means: the positions the re-checked failure blames,
@@ -294,7 +294,7 @@ int showOn(const CaseInput& input, bool dot, bool full, const Program& program, 
   auto [verdict, notRechecked] = recheck(input, *loaded, program);
   if (dot) {
     auto [positions, meaning] = highlightOf(input, verdict, notRechecked);
-    fmt::print("{}", props::formatCaseDot<T>(input.doc, positions, meaning));
+    fmt::print("{}", props::formatCaseDot<T>(*loaded, positions, meaning));
     return kSuccess;
   }
   fmt::print("{} on {}: {} inputs, {} nodes, output position {}\n", input.path, Carrier<T>::name, loaded->graph.inputs.size(),

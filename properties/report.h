@@ -18,11 +18,19 @@ namespace tc::props {
 template <class T>
 std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict = {}, std::size_t limit = 0);
 
+//! The same listing of a case already loaded (a file's, read once).
+template <class T>
+std::string formatCaseListing(const Case<T>& loaded, const Verdict& verdict = {}, std::size_t limit = 0);
+
 //! The case's graph in Graphviz DOT (formatDot): values and seeds in the boxes, `highlighted`
 //! filled red, and a legend saying red means `meaning`. Empty when the document does not load.
 template <class T>
 std::string formatCaseDot(const nlohmann::json& doc, const std::set<std::size_t>& highlighted = {},
                           std::string meaning = {});
+
+//! The same picture of a case already loaded.
+template <class T>
+std::string formatCaseDot(const Case<T>& loaded, const std::set<std::size_t>& highlighted = {}, std::string meaning = {});
 
 //! What red means in the picture of a failed verdict: "blamed by the failure: why" (shortened).
 std::string blameMeaning(const Verdict& verdict);

@@ -30,26 +30,36 @@ template <class T>
 std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict, std::size_t limit) {
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) return "the case does not load: " + loaded.error().message + "\n";
+  return formatCaseListing(*loaded, verdict, limit);
+}
+
+template <class T>
+std::string formatCaseListing(const Case<T>& loaded, const Verdict& verdict, std::size_t limit) {
   const ListingNotes notes = detail::verdictNotes(verdict);
-  if (!loaded->inputs)
-    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes, limit) + "(no input values)\n";
-  auto context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
+  if (!loaded.inputs)
+    return formatListing<T>(loaded.graph, {{"seed", loaded.seeds}}, notes, limit) + "(no input values)\n";
+  auto context = spec::eval(loaded.graph, *loaded.inputs, loaded.data);
   if (!context)
-    return formatListing<T>(loaded->graph, {{"seed", loaded->seeds}}, notes, limit) +
+    return formatListing<T>(loaded.graph, {{"seed", loaded.seeds}}, notes, limit) +
            fmt::format("(eval fails: {})\n", context.error().message);
-  return formatListing<T>(loaded->graph, {{"value", *context}, {"seed", loaded->seeds}}, notes, limit);
+  return formatListing<T>(loaded.graph, {{"value", *context}, {"seed", loaded.seeds}}, notes, limit);
 }
 
 template <class T>
 std::string formatCaseDot(const nlohmann::json& doc, const std::set<std::size_t>& highlighted, std::string meaning) {
   auto loaded = parseCase<T>(doc.dump());
   if (!loaded) return {};
+  return formatCaseDot(*loaded, highlighted, std::move(meaning));
+}
+
+template <class T>
+std::string formatCaseDot(const Case<T>& loaded, const std::set<std::size_t>& highlighted, std::string meaning) {
   Result<Context<T>> context = fail("no input values");
-  if (loaded->inputs) context = spec::eval(loaded->graph, *loaded->inputs, loaded->data);
+  if (loaded.inputs) context = spec::eval(loaded.graph, *loaded.inputs, loaded.data);
   std::vector<ListingColumn<T>> columns;
   if (context) columns.push_back({"value", *context});
-  columns.push_back({"seed", loaded->seeds});
-  return formatDot(loaded->graph, DotView<T>{std::move(columns), highlighted, std::move(meaning), loaded->output});
+  columns.push_back({"seed", loaded.seeds});
+  return formatDot(loaded.graph, DotView<T>{std::move(columns), highlighted, std::move(meaning), loaded.output});
 }
 
 }  // namespace tc::props

@@ -103,6 +103,10 @@ using Subject = std::type_identity_t<EngineUnderTest<T>>;
 template <class T>
 Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc);
 
+//! The verdict on a case already loaded (a file's, read once), as checkDocument's.
+template <class T>
+Verdict checkLoadedCase(const NamedProperty<T>& property, const Subject<T>& subject, const Case<T>& loaded);
+
 //! Runs `property` on `cases` documents from `source`, shrinking the first failure (in a survey:
 //! the first of each kind) through cases that still meet `options` (the domain, no kinks when
 //! asked). Each case's coverage tags go to `coverage` when given. A document that does not load

@@ -157,6 +157,11 @@ Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subjec
 }
 
 template <class T>
+Verdict checkLoadedCase(const NamedProperty<T>& property, const Subject<T>& subject, const Case<T>& loaded) {
+  return detail::checkCase(property, subject, loaded);
+}
+
+template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
                           const std::type_identity_t<CaseSource<T>>& source, gen::CoverageTally* coverage, bool survey,
                           const gen::CaseOptions& options) {

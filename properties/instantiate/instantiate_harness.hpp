@@ -16,6 +16,8 @@
   template bool props::appliesToGraph<T>(const props::NamedProperty<T>&, const Graph<T>&);                     \
   template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,      \
                                                   const nlohmann::json&);                                       \
+  template props::Verdict props::checkLoadedCase<T>(const props::NamedProperty<T>&, const props::Subject<T>&,    \
+                                                    const Case<T>&);                                            \
   template props::PropertyRun props::runPropertyOn<T>(const props::NamedProperty<T>&, const props::Subject<T>&,  \
                                                       std::size_t, const props::CaseSource<T>&, gen::CoverageTally*, \
                                                       bool, const gen::CaseOptions&);                           \
@@ -32,4 +34,6 @@
   template std::vector<gen::CoverageFloor> gen::coverageFloors<T>(const gen::CaseOptions&);                      \
   template std::string props::formatCaseListing<T>(const nlohmann::json&, const props::Verdict&, std::size_t);     \
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
+  template std::string props::formatCaseListing<T>(const Case<T>&, const props::Verdict&, std::size_t);            \
+  template std::string props::formatCaseDot<T>(const Case<T>&, const std::set<std::size_t>&, std::string);         \
   template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain, bool);
