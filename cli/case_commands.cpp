@@ -14,6 +14,7 @@
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/ops/library.hpp"
+#include "core/spec/exactness.h"
 #include "core/support/text.h"
 #include "generators/generate.h"
 #include "properties/index_bounds.h"
@@ -77,17 +78,20 @@ double runsOf(const std::vector<const props::NamedProperty<T>*>& chosen, std::st
 }
 
 // What `draws` draws of the chosen properties cost besides their own passes: exact_reference's
-// reference on rationals, the case files index_bounds and file_round_trip write and read back, and by
-// the engine under test the values exchanged with an engine in another process, or the reverse passes
-// in the literal dense order that a built-in engine running it is asked for.
+// reference on rationals, the exactness checker before each engine-scoped property in the exact
+// domain, the case files index_bounds and file_round_trip write and read back, and by the engine under
+// test the values exchanged with an engine in another process, or the reverse passes in the literal
+// dense order that a built-in engine running it is asked for.
 template <class T>
 void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
-                      const EngineSource& engine, const Graph<T>& graph) {
+                      const EngineSource& engine, const Graph<T>& graph, gen::Domain domain) {
   const std::size_t positions = graph.positionCount();
   std::size_t readLists = 0;  // the index lists some node reads
   for (const auto& [key, entries] : graph.schema.indices) readLists += !props::indices::readersOf(graph, key).empty();
   passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
+    if (std::is_floating_point_v<T> && domain == gen::Domain::exact && p->scope == props::Scope::engine)
+      passes.exactnessChecks += draws;
     passes.documentRoundTrips += draws * documentRoundTrips(p->name, readLists);
     if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
     else if (p->scope == props::Scope::engine && runsTheDenseOrder(engine.name()))
@@ -124,7 +128,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
     const auto chosen = choose(c.graph);
     const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
     PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
-    addPropertyCosts(passes, 1, chosen, source, c.graph);
+    addPropertyCosts(passes, 1, chosen, source, c.graph, judging.domain);
     if (const double reader = runsOf(chosen, "literal_reader"); reader > 0 && c.inputs)
       passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), reader, 0);
     return budgetGate<T>(passes, budget)(c);
@@ -133,7 +137,8 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   const auto chosen = choose(loaded->graph);
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
-  props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile};
+  props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile,
+                                    judging.domain == gen::Domain::exact};
   fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
              props::policyName(judging.policy));
   if (property == "all") printLeftOut<T>(property, source.external(), judging.domain, chosen);
@@ -160,7 +165,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
              const EngineSource& engines, const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = engines.engine<T>();
-  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
+  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile, judging.domain == gen::Domain::exact};
   const gen::Domain domain = judging.domain;
   const auto applying = chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph);
   printLeftOut<T>(options.property, engines.external(), domain, applying);
@@ -205,6 +210,10 @@ template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
                       const EngineSource& engine, gen::Domain domain, CheckFit& fit) {
   return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
+    // An op the exact domain lacks puts every case of the graph outside it, where the engine is judged on none.
+    if constexpr (std::is_floating_point_v<T>)
+      if (domain == gen::Domain::exact)
+        if (auto ops = spec::checkOpsInExactDomain(c.graph); !ops) return ops;
     const auto chosen = chosenProperties<T>(options.property, engine.external(), domain, &c.graph);
     const double properties = static_cast<double>(chosen.size());
     const double accuracy = runsOf(chosen, "accuracy");
@@ -221,7 +230,7 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
                                            accuracy * static_cast<double>(n), domain);
-      addPropertyCosts(passes, draws, chosen, engine, c.graph);
+      addPropertyCosts(passes, draws, chosen, engine, c.graph, domain);
       passes.fixedWork = literalReaderWork(c.graph, ownDistinct, reader, reader * static_cast<double>(n));
       return passes;
     };

@@ -35,11 +35,7 @@ Result<Pack<T>> exactlyAs(const Pack<Rational>& pack) {
 
 template <class T>
 Verdict exact_reference(const EngineUnderTest<T>& subject, const Case<T>& c) {
-  // A graph the exact domain lacks an op of says which, the same for every case; a case whose
-  // values may round says only that (its place and bits differ from draw to draw).
-  if (auto ops = spec::checkOpsInExactDomain(c.graph); !ops) return Verdict::skip(ops.error().message);
-  if (auto exact = spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds); !exact)
-    return Verdict::skip("not in the exact domain");
+  if (std::string reason = notExactReason(c); !reason.empty()) return Verdict::skip(reason);
   auto toRational = [](const T& v) { return Rational(v); };
   for (const Node<T>& node : c.graph.nodes)
     if (node.attrs.opaque && !OpaqueRegistry<Rational>::instance().find(node.attrs.opaque->name))

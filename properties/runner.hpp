@@ -25,9 +25,12 @@ Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& su
     return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
   if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
     return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
+  if constexpr (std::is_floating_point_v<T>)
+    if (subject.exactCasesOnly)
+      if (std::string reason = notExactReason(loaded); !reason.empty()) return Verdict::skip(reason);
   // The engine's own exceptions are verdicts on this case (guarded_engine.h).
   const GuardedEngine<T> guardedEngine(subject.engine);
-  const EngineUnderTest<T> guardedSubject{guardedEngine, subject.policy, *subject.profile};
+  const EngineUnderTest<T> guardedSubject{guardedEngine, subject.policy, *subject.profile, subject.exactCasesOnly};
   try {
     if (subject.profile->conventions == loaded.graph.conventions) return property.check(guardedSubject, loaded);
     Case<T> withConventions = loaded;
@@ -49,7 +52,7 @@ template <class T>
 void planCases(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
                const std::vector<Result<Case<T>>>& cases) {
   PlanRecorder<T> recorder(builtinEngine<T>("compiled"));  // correct, and the fastest
-  EngineUnderTest<T> recording{recorder, subject.policy, *subject.profile};
+  EngineUnderTest<T> recording{recorder, subject.policy, *subject.profile, subject.exactCasesOnly};
   for (const auto& loaded : cases)
     if (loaded && loaded->inputs) (void)checkCase(property, recording, *loaded);
   subject.engine.plan(recorder.take());

@@ -305,7 +305,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
       // A reverse pass forms about two operations per forward one (a term per argument).
       work += operations * (forwardCost * passes.forward + termCost * 2 * passes.backward);
       work += passes.dense * earlier;
-      work += passes.exactReferenceRuns *
+      work += (passes.exactReferenceRuns + 1.5 * passes.exactnessChecks) *
               (operations * detail::exactOperationCost(degrees[p] * detail::kExactDomainLeafBits) * 3 + earlierExact);
       // An opaque program builds a contribution to every earlier position on every reverse pass,
       // which the pass then adds.

@@ -184,6 +184,15 @@ TEST(BudgetOptions, TheDenseOrderOfTheExactReferenceAndOfAReferenceEngineCounts)
   CommandRun exact = runBounded(check + " --domain exact");
   EXPECT_EQ(exact.status, 2) << exact.out << exact.err;
   EXPECT_NE(exact.err.find("the estimated work passes the budget of 1e+09 operations"), std::string::npos) << exact.err;
+  // In the exact domain every engine-scoped property runs the exactness checker on each draw first,
+  // about as costly (0.3 s a draw here, in the dense order too).
+  const std::string judged = "check " + path + " --carrier double --cases 2 --seed 1 --property compileChecked_context";
+  CommandRun anyDraw = runBounded(judged + " --max-work 3e7");
+  EXPECT_EQ(anyDraw.status, 0) << anyDraw.out << anyDraw.err;
+  CommandRun exactDraws = runBounded(judged + " --max-work 3e7 --domain exact");
+  EXPECT_EQ(exactDraws.status, 2) << exactDraws.out << exactDraws.err;
+  EXPECT_NE(exactDraws.err.find("the estimated work passes the budget of 3e+07 operations"), std::string::npos)
+      << exactDraws.err;
   // The reference engine under test runs its reverse passes in the dense order too: determinism's
   // 37 of them a draw there (three dense passes and 34 single-output ones).
   const std::string onChain = "check " + path + " --carrier double --cases 2 --seed 1 --max-work 8e8";
