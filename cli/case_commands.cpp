@@ -160,6 +160,8 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   return failed ? kFailed : kSuccess;
 }
 
+constexpr gen::Values kExactDomainDraws[] = {gen::Values::pooled, gen::Values::powersOfTwo, gen::Values::units};
+
 template <class T>
 void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& options, const Program& program,
              const EngineSource& engines, const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
@@ -173,10 +175,13 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
     const auto& p = *chosen;
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
-      // Every other draw, the first among them, spread for a property that compares off kinks.
-      const bool spread = p.comparesOffKinks && (i - (ownValues ? 1 : 0)) % 2 == 0;
+      const std::size_t draw = i - (ownValues ? 1 : 0);
+      // Every other draw, the first among them, spread for a property that compares off kinks; in the
+      // exact domain a third of the draws of each of three pools, the later ones exact on deeper graphs.
+      gen::Values values = p.comparesOffKinks && draw % 2 == 0 ? gen::Values::spread : gen::Values::pooled;
+      if (std::is_floating_point_v<T> && domain == gen::Domain::exact) values = kExactDomainDraws[draw % 3];
       return props::SourcedCase<T>{
-          nullptr, gen::withRandomValues<T>(loaded, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain, spread)};
+          nullptr, gen::withRandomValues<T>(loaded, props::caseSeed(seed, p.name, Carrier<T>::name, i), domain, values)};
     };
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),

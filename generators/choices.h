@@ -66,6 +66,10 @@ inline const std::vector<std::string> kSpreadValues = [] {
     if (steps != 0) values.push_back(std::to_string(steps) + "/256");
   return values;
 }();
+// Narrower values for the exact domain's draws: products of powers of two stay powers of two, and
+// sums of ±1 stay small integers, exact through graphs deeper than the domain's pool allows.
+inline const std::vector<std::string> kPowersOfTwoValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2"};
+inline const std::vector<std::string> kUnitValues = {"0", "1", "-1"};
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! Which pool value a draw picked. Documents get its text, tensors the value read from that text
@@ -133,7 +137,7 @@ const T& valueOf(const PoolDraw& draw) {
       for (const std::string& text : pool) values.push_back(parseValue<T>(text).value());
       all.emplace_back(&pool, std::move(values));
     };
-    read(kSpreadValues);
+    for (const auto* pool : {&kSpreadValues, &kPowersOfTwoValues, &kUnitValues}) read(*pool);
     if constexpr (Carrier<T>::caps.exact) {
       read(kExactValues);
     } else {
@@ -172,10 +176,10 @@ Tensor<T> randomTensor(Choices& pick, const Shape& shape, Domain domain = Domain
   return drawnTensor<T>(shape, [&] { return drawValue<T>(pick, domain, finite); });
 }
 
-//! A tensor of kSpreadValues.
+//! A tensor of values of `pool` (one of the pools above).
 template <class T>
-Tensor<T> spreadTensor(Choices& pick, const Shape& shape) {
-  return drawnTensor<T>(shape, [&] { return PoolDraw{&kSpreadValues, pick.below(kSpreadValues.size())}; });
+Tensor<T> pooledTensor(Choices& pick, const Shape& shape, const std::vector<std::string>& pool) {
+  return drawnTensor<T>(shape, [&] { return PoolDraw{&pool, pick.below(pool.size())}; });
 }
 
 //! Half the time a seed at the output alone, otherwise a seed pack that seeds the output and up

@@ -29,6 +29,13 @@ inline std::optional<Domain> parseDomain(std::string_view name) {
   return std::nullopt;
 }
 
+//! Where withRandomValues draws values from. `pooled`: the domain's pools. `spread`: the inputs from
+//! the 2,046 nonzero multiples of 1/256 below 4 in magnitude, among which a zero or a tie is rare
+//! (for a property that compares only away from kinks), the seeds pooled. `powersOfTwo` and `units`:
+//! inputs and seeds from {0, ±1/2, ±1, ±2} or {0, ±1}, whose products and sums stay exact through
+//! deeper graphs than the exact domain's pool (in either domain).
+enum class Values { pooled, spread, powersOfTwo, units };
+
 //! What generated cases may contain. `ops`, when given, restricts the ops drawn to those listed
 //! (OpKind::opaque: the registered opaque programs): an engine's profile passes the ops it
 //! supports. `avoidKinks` draws again a case whose values sit at a kink of some node (for an
@@ -53,12 +60,10 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
 //! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
 //! so the draw is not checked for exactness). On an IEEE carrier kFiniteDrawPercent of the draws
-//! leave out NaN and the infinities. With `spreadInputs` the inputs are drawn instead from the 2,046
-//! nonzero multiples of 1/256 below 4 in magnitude (in either domain), among which a zero or a tie is rare: for a property
-//! that compares only away from kinks. The values go straight into tensors: a large graph is not
-//! written out and read again for every draw.
+//! leave out NaN and the infinities. `values` may draw from elsewhere (Values). The values go
+//! straight into tensors: a large graph is not written out and read again for every draw.
 template <class T>
 Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain = Domain::general,
-                         bool spreadInputs = false);
+                         Values values = Values::pooled);
 
 }  // namespace tc::gen

@@ -51,17 +51,22 @@ nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& optio
 }
 
 template <class T>
-Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain, bool spreadInputs) {
+Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain, Values values) {
   detail::Choices pick(seed);
   bool finite = false;  // on an IEEE carrier, kFiniteDrawPercent of the draws
   if constexpr (!Carrier<T>::caps.exact) finite = pick.percent(kFiniteDrawPercent);
+  const std::vector<std::string>* narrow = values == Values::powersOfTwo ? &detail::kPowersOfTwoValues
+                                           : values == Values::units     ? &detail::kUnitValues
+                                                                         : nullptr;
+  auto draw = [&](const Shape& shape, bool input) {
+    if (narrow) return detail::pooledTensor<T>(pick, shape, *narrow);
+    if (input && values == Values::spread) return detail::pooledTensor<T>(pick, shape, detail::kSpreadValues);
+    return detail::randomTensor<T>(pick, shape, domain, finite);
+  };
   Case<T> out{c.graph, Pack<T>{}, c.data, c.output, zeroSeedPack(c.graph), c.failureJson};
-  for (const Shape& shape : c.graph.inputs)
-    out.inputs->push_back(spreadInputs ? detail::spreadTensor<T>(pick, shape)
-                                       : detail::randomTensor<T>(pick, shape, domain, finite));
-  detail::chooseSeedPositions(pick, c.graph.positionCount(), c.output, [&](std::size_t p, bool) {
-    out.seeds[p] = detail::randomTensor<T>(pick, c.graph.shapeAt(p), domain, finite);
-  });
+  for (const Shape& shape : c.graph.inputs) out.inputs->push_back(draw(shape, true));
+  detail::chooseSeedPositions(pick, c.graph.positionCount(), c.output,
+                              [&](std::size_t p, bool) { out.seeds[p] = draw(c.graph.shapeAt(p), false); });
   return out;
 }
 

@@ -36,4 +36,4 @@
   template std::string props::formatCaseDot<T>(const nlohmann::json&, const std::set<std::size_t>&, std::string);  \
   template std::string props::formatCaseListing<T>(const Case<T>&, const props::Verdict&, std::size_t);            \
   template std::string props::formatCaseDot<T>(const Case<T>&, const std::set<std::size_t>&, std::string);         \
-  template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain, bool);
+  template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain, gen::Values);

@@ -211,6 +211,19 @@ TEST(Check, TheExactDomainComparesWithTheRationalReferenceOrSaysItComparedNothin
   EXPECT_NE(run.out.find("exact_reference                            double             10       10"), std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("(no failures)"), std::string::npos) << run.out;
+  // A four-layer MLP rounds in float on nearly every draw of the domain's pool; the narrower draws
+  // (a third of powers of two, a third of 0 and ±1) are exact.
+  std::string deep = writeTemp("deep_mlp.json", R"({"tapecheck": 1, "inputs": [{"shape": [8, 4]}, {"shape": [4]},
+      {"shape": [8]}, {"shape": [8, 8]}, {"shape": [8]}, {"shape": [8, 8]}, {"shape": [8]}, {"shape": [2, 8]},
+      {"shape": [2]}, {"shape": [2]}], "nodes": [{"op": "linear", "args": [0, 1, 2]}, {"op": "relu", "args": [10]},
+      {"op": "linear", "args": [3, 11, 4]}, {"op": "relu", "args": [12]}, {"op": "linear", "args": [5, 13, 6]},
+      {"op": "relu", "args": [14]}, {"op": "linear", "args": [7, 15, 8]}, {"op": "mse_loss", "args": [16, 9]}]})");
+  CommandRun narrower =
+      runTapecheck("check " + deep + " --cases 6 --seed 1 --carrier float --domain exact --property exact_reference");
+  EXPECT_EQ(narrower.status, 0) << narrower.out << narrower.err;
+  EXPECT_NE(narrower.out.find("exact_reference                            float               6        4"),
+            std::string::npos)
+      << narrower.out;
   std::string meanOfThree = writeTemp("mean_of_three.json", R"({"tapecheck": 1, "inputs": [{"shape": [3]}],
       "values": [["1", "1/2", "1/4"]], "nodes": [{"op": "mean", "args": [0]}]})");
   CommandRun rounds = runTapecheck("check " + meanOfThree + " --cases 4 --seed 1 --carrier double --domain exact");

@@ -279,7 +279,7 @@ TYPED_TEST(CaseGen, SpreadInputsAreNonzeroAndRarelyAtAKink) {
   const gen::CaseOptions clearOfKinks{.avoidKinks = true};
   std::size_t spreadClear = 0, pooledClear = 0;
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    const Case<T> spread = gen::withRandomValues(c, seed, gen::Domain::general, true);
+    const Case<T> spread = gen::withRandomValues(c, seed, gen::Domain::general, gen::Values::spread);
     for (const Tensor<T>& input : *spread.inputs)
       for (const T& v : input.values) ASSERT_FALSE(Carrier<T>::same(v, zero<T>())) << seed;
     spreadClear += gen::meetsOptions(spread, clearOfKinks);
