@@ -12,8 +12,8 @@
 #include "core/io/case_file.h"
 #include "core/io/document_format.h"
 #include "generators/choices.h"
-#include "properties/determinism.h"
-#include "properties/literal_reader.h"
+#include "properties/oracles/determinism.h"
+#include "properties/oracles/literal_reader.h"
 
 namespace tc::cli {
 

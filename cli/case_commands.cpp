@@ -17,9 +17,9 @@
 #include "core/spec/exactness.h"
 #include "core/support/text.h"
 #include "generators/generate.h"
-#include "properties/index_bounds.h"
-#include "properties/report.h"
-#include "properties/runner.h"
+#include "properties/oracles/index_bounds.h"
+#include "properties/runner/report.h"
+#include "properties/runner/runner.h"
 
 namespace tc::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/io/document_format.h"
-#include "properties/profile_json.h"
+#include "properties/engines/profile_json.h"
 #include "core/support/text.h"
 
 namespace tc::cli {

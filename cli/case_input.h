@@ -12,7 +12,7 @@
 #include "core/support/result.h"
 #include "generators/generate.h"
 #include "properties/compare.h"
-#include "properties/profile.h"
+#include "properties/engines/profile.h"
 
 namespace tc::cli {
 

@@ -13,7 +13,7 @@
 #include "cli/named_engine.h"
 #include "core/carriers/carrier.h"
 #include "core/support/result.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::cli {
 

@@ -9,7 +9,7 @@
 #include "core/io/case_file.h"
 #include "core/io/listing.h"
 #include "core/graph/seed_pack.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::cli {
 namespace {

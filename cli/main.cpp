@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include "core/support/text.h"
-#include "properties/all.h"
+#include "properties/runner/all.h"
 #include "cli/case_commands.h"
 #include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
@@ -17,7 +17,7 @@
 #include "adapters/process/engine_process.h"
 #include "adapters/process/serve.h"
 #include "core/carriers/dispatch.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::cli {
 namespace {

@@ -8,8 +8,8 @@
 #include "adapters/process/serve.h"
 #include "core/carriers/carrier.h"
 #include "properties/compare.h"
-#include "properties/engine.h"
-#include "properties/profile.h"
+#include "properties/engines/engine.h"
+#include "properties/engines/profile.h"
 
 namespace tc::cli {
 

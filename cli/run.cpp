@@ -22,8 +22,8 @@
 #include "core/io/document_format.h"
 #include "core/ops/library.hpp"
 #include "core/support/text.h"
-#include "properties/profile_json.h"
-#include "properties/report.h"
+#include "properties/engines/profile_json.h"
+#include "properties/runner/report.h"
 
 namespace tc::cli {
 namespace {

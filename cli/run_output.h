@@ -15,7 +15,7 @@
 #include "cli/run_report.h"
 #include "core/carriers/carrier.h"
 #include "core/io/document_format.h"
-#include "properties/report.h"
+#include "properties/runner/report.h"
 
 namespace tc::cli {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "generators/coverage.h"
-#include "properties/runner.h"
+#include "properties/runner/runner.h"
 
 namespace tc::cli {
 

@@ -21,7 +21,7 @@
 #include "core/graph/node_program.h"
 #include "core/graph/pack_checks.h"
 #include "core/ops/op_kind.h"
-#include "properties/profile_json.h"
+#include "properties/engines/profile_json.h"
 
 namespace tc::libtorch {
 namespace {

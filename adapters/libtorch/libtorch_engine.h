@@ -1,5 +1,5 @@
 #pragma once
-// libtorch behind tapecheck's engine interface (properties/engine.h): PyTorch's own C++ autograd,
+// libtorch behind tapecheck's engine interface (properties/engines/engine.h): PyTorch's own C++ autograd,
 // checked in process (tests/adapters/libtorch_engine_test.cpp) or served through the engine
 // protocol by `libtorch_engine` (main.cpp), without the Python interpreter in between. It has the
 // Python adapter's profile and maps each op the way adapters/python/torch_engine.py does, so the
@@ -12,8 +12,8 @@
 
 #include "core/graph/graph.h"
 #include "core/support/result.h"
-#include "properties/engine.h"
-#include "properties/profile.h"
+#include "properties/engines/engine.h"
+#include "properties/engines/profile.h"
 
 namespace tc::libtorch {
 

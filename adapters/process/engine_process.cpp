@@ -8,7 +8,7 @@
 
 #include "core/io/document_format.h"
 #include "core/support/text.h"
-#include "properties/profile_json.h"
+#include "properties/engines/profile_json.h"
 
 namespace tc::process {
 namespace {

@@ -17,8 +17,8 @@
 
 #include "adapters/process/child_process.h"
 #include "properties/compare.h"
-#include "properties/engine.h"
-#include "properties/profile.h"
+#include "properties/engines/engine.h"
+#include "properties/engines/profile.h"
 
 namespace tc::process {
 

@@ -9,7 +9,7 @@
 
 #include "adapters/process/engine_process.h"
 #include "adapters/process/protocol.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::process {
 

@@ -10,7 +10,7 @@
 
 #include "core/graph/graph.h"
 #include "core/support/result.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::process {
 

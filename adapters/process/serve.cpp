@@ -9,7 +9,7 @@
 #include "adapters/process/protocol.hpp"
 #include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"
-#include "properties/profile_json.h"
+#include "properties/engines/profile_json.h"
 
 namespace tc::process {
 namespace {

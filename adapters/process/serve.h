@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "core/carriers/carrier.h"
-#include "properties/engine.h"
-#include "properties/profile.h"
+#include "properties/engines/engine.h"
+#include "properties/engines/profile.h"
 
 namespace tc::process {
 

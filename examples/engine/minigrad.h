@@ -8,7 +8,7 @@
 
 #include "core/graph/node_program.h"
 #include "core/graph/seed_pack.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace minigrad {
 

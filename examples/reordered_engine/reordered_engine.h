@@ -1,6 +1,6 @@
 #pragma once
 // The reordered engine: an independent autograd engine behind tapecheck's engine interface
-// (properties/engine.h) that is correct but evaluates in a different order from the reference,
+// (properties/engines/engine.h) that is correct but evaluates in a different order from the reference,
 // the way engines with their own kernels (PyTorch) do:
 //  (a) every reduction adds its terms in reversed index order (reordered_ops.h);
 //  (b) a repeated edge is accumulated separately: add(x, x) adds ct into x's gradient twice, where
@@ -18,8 +18,8 @@
 
 #include "core/graph/pack_checks.h"
 #include "core/ops/opaque.h"
-#include "properties/engine.h"
-#include "properties/profile.h"
+#include "properties/engines/engine.h"
+#include "properties/engines/profile.h"
 #include "reordered_ops.h"
 
 namespace reordered {

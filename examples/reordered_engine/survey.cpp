@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "properties/report.h"
-#include "properties/runner.h"
+#include "properties/runner/report.h"
+#include "properties/runner/runner.h"
 #include "reordered_engine/reordered_engine.h"
 
 namespace {

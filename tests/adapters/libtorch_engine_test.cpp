@@ -16,8 +16,8 @@
 #include "adapters/libtorch/libtorch_engine.h"
 #include "core/io/case_file.h"
 #include "tests/support/engine_cases.h"
-#include "properties/profile_json.h"
-#include "properties/runner.h"
+#include "properties/engines/profile_json.h"
+#include "properties/runner/runner.h"
 
 namespace tc {
 namespace {

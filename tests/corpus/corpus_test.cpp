@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "core/carriers/dispatch.h"
-#include "properties/engine.h"
-#include "properties/runner.h"
+#include "properties/engines/engine.h"
+#include "properties/runner/runner.h"
 
 namespace tc {
 namespace {

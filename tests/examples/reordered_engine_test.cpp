@@ -19,7 +19,7 @@
 #include "core/spec/reference.h"
 #include "generators/generate.h"
 #include "properties/compare.h"
-#include "properties/runner.h"
+#include "properties/runner/runner.h"
 #include "reordered_engine/reordered_engine.h"
 
 namespace tc {

@@ -14,6 +14,9 @@ rules=(
   "core/runtime: core/spec core/io adapters generators properties cli bench"
   "generators: properties adapters cli bench"
   "properties: adapters cli bench"
+  "properties/engines: properties/theorems properties/oracles properties/runner"
+  "properties/theorems: properties/oracles properties/runner"
+  "properties/oracles: properties/theorems properties/runner"
   "adapters: cli bench"
   "bench: cli"
 )
@@ -29,5 +32,19 @@ for rule in "${rules[@]}"; do
     fi
   done
 done
+# The floor of properties/ (its files outside the rooms) includes none of the rooms.
+floor_hits=$(grep -n --include='*.h' --include='*.hpp' --include='*.cpp' -E "#include \"properties/(engines|theorems|oracles|runner)/" properties/*.h properties/*.hpp 2>/dev/null)
+if [ -n "$floor_hits" ]; then
+  echo "properties/ (the floor) must not include its rooms:"
+  echo "$floor_hits" | sed 's/^/  /'
+  status=1
+fi
+# Adapters see the engine room and the floor only.
+adapter_hits=$(grep -rn --include='*.h' --include='*.hpp' --include='*.cpp' -E "#include \"properties/(theorems|oracles|runner)/" adapters 2>/dev/null)
+if [ -n "$adapter_hits" ]; then
+  echo "adapters must include only properties/engines and properties/compare.h:"
+  echo "$adapter_hits" | sed 's/^/  /'
+  status=1
+fi
 [ $status -eq 0 ] && echo "layering: every include runs down a layer"
 exit $status

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "core/io/case_file.h"
-#include "properties/accuracy.h"
-#include "properties/all.h"
-#include "properties/engine.h"
+#include "properties/oracles/accuracy.h"
+#include "properties/runner/all.h"
+#include "properties/engines/engine.h"
 #include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {

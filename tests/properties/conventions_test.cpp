@@ -11,8 +11,8 @@
 #include "core/spec/reference.h"
 #include "core/graph/seed_pack.h"
 #include "core/ops/library.hpp"
-#include "properties/backwardDenseAllFrom_eq_dense.h"
-#include "properties/runner.h"
+#include "properties/theorems/backwardDenseAllFrom_eq_dense.h"
+#include "properties/runner/runner.h"
 #include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {

@@ -7,10 +7,10 @@
 #include <limits>
 
 #include "core/graph/node_program.h"
-#include "properties/all.h"
-#include "properties/domain_errors.h"
-#include "properties/index_bounds.h"
-#include "properties/runner.h"
+#include "properties/runner/all.h"
+#include "properties/oracles/domain_errors.h"
+#include "properties/oracles/index_bounds.h"
+#include "properties/runner/runner.h"
 #include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {

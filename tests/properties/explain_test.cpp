@@ -11,8 +11,8 @@
 #include "core/ops/opaque.h"
 #include "core/runtime/lowering.h"
 #include "properties/compare.hpp"
-#include "properties/report.h"
-#include "properties/runner.h"
+#include "properties/runner/report.h"
+#include "properties/runner/runner.h"
 
 namespace tc {
 namespace {

@@ -13,8 +13,8 @@
 #include "core/graph/node_program.h"
 #include "core/graph/seed_pack.h"
 #include "core/spec/reference.h"
-#include "properties/report.h"
-#include "properties/runner.h"
+#include "properties/runner/report.h"
+#include "properties/runner/runner.h"
 
 namespace tc {
 namespace {

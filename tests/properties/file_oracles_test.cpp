@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "properties/file_round_trip.h"
-#include "properties/literal_reader.h"
+#include "properties/oracles/file_round_trip.h"
+#include "properties/oracles/literal_reader.h"
 
 namespace tc {
 namespace {

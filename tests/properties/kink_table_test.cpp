@@ -1,4 +1,4 @@
-// The kink table (properties/kink_table.h) that kink_conventions holds every engine to: it covers
+// The kink table (properties/oracles/kink_table.h) that kink_conventions holds every engine to: it covers
 // every op with kinks and every choice the op library lists, and its values are those of
 // docs/semantics.md §2.3 and §2.5, written out here a third time.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/ops/library.hpp"
-#include "properties/kink_table.h"
+#include "properties/oracles/kink_table.h"
 
 namespace tc {
 namespace {

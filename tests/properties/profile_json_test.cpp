@@ -2,7 +2,7 @@
 // error naming the key.
 #include <gtest/gtest.h>
 
-#include "properties/profile_json.h"
+#include "properties/engines/profile_json.h"
 
 namespace tc {
 namespace {

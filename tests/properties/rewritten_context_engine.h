@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "core/spec/reference.h"
-#include "properties/engine.h"
+#include "properties/engines/engine.h"
 
 namespace tc::testing {
 

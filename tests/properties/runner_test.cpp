@@ -11,9 +11,9 @@
 #include "core/carriers/rational.h"
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
-#include "properties/determinism.h"
-#include "properties/report.h"
-#include "properties/runner.h"
+#include "properties/oracles/determinism.h"
+#include "properties/runner/report.h"
+#include "properties/runner/runner.h"
 #include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {

@@ -9,7 +9,7 @@
 
 #include "generators/case_gen.h"
 #include "generators/coverage.h"
-#include "properties/runner.h"
+#include "properties/runner/runner.h"
 
 namespace tc::testing {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/io/case_file.h"
-#include "properties/engine.h"
-#include "properties/runner.h"
+#include "properties/engines/engine.h"
+#include "properties/runner/runner.h"
 
 namespace tc::testing {
 

@@ -22,7 +22,7 @@
 #include "core/ops/library.hpp"
 #include "core/runtime/compiled.h"
 #include "generators/generate.h"
-#include "properties/accuracy.h"
+#include "properties/oracles/accuracy.h"
 
 namespace {
 

@@ -1,0 +1,71 @@
+#pragma once
+// An engine's exceptions as verdicts: whatever an engine under test throws from a call (a bug in
+// it, or in its adapter) fails the case that made the call, with what it threw, and is shrunk
+// like any failure, instead of ending the run.
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "properties/engines/engine.h"
+
+namespace tc::props {
+
+//! Runs `call` (a call into an engine), turning an exception other than tapecheck's own signals
+//! (EngineFault, UnsupportedCase, EngineOutputError, which pass through) into an EngineFault
+//! "engine threw: what()".
+template <class Call>
+decltype(auto) guarded(Call&& call) {
+  try {
+    return call();
+  } catch (const EngineFault&) {
+    throw;
+  } catch (const UnsupportedCase&) {
+    throw;
+  } catch (const EngineOutputError&) {
+    throw;
+  } catch (const std::exception& thrown) {
+    throw EngineFault(std::string("engine threw: ") + thrown.what());
+  } catch (...) {
+    throw EngineFault("engine threw an exception that is not a std::exception");
+  }
+}
+
+//! `inner`, every call guarded; it must outlive this.
+template <class T>
+class GuardedEngine final : public Engine<T> {
+ public:
+  explicit GuardedEngine(const Engine<T>& inner) : inner_(inner) {}
+  std::string_view name() const override { return inner_.name(); }
+  Result<std::unique_ptr<const Execution<T>>> compile(const Graph<T>& graph, const Pack<T>& inputs,
+                                                      const Data<T>& data) const override {
+    auto execution = guarded([&] { return inner_.compile(graph, inputs, data); });
+    if (!execution) return std::unexpected(execution.error());
+    return std::make_unique<const Guarded>(std::move(*execution));
+  }
+  bool wantsPlans() const override { return inner_.wantsPlans(); }
+  void plan(std::vector<PlannedCompile<T>> compiles) const override {
+    guarded([&] { inner_.plan(std::move(compiles)); });
+  }
+
+ private:
+  class Guarded final : public Execution<T> {
+   public:
+    explicit Guarded(std::unique_ptr<const Execution<T>> inner) : inner_(std::move(inner)) {}
+    const Context<T>& context() const override {
+      return guarded([&]() -> const Context<T>& { return inner_->context(); });
+    }
+    Result<Pack<T>> backwardDense(const Pack<T>& seeds) const override {
+      return guarded([&] { return inner_->backwardDense(seeds); });
+    }
+    Result<SingleOutputResult<T>> backwardSingle(std::size_t output, const Tensor<T>& seed) const override {
+      return guarded([&] { return inner_->backwardSingle(output, seed); });
+    }
+
+   private:
+    std::unique_ptr<const Execution<T>> inner_;
+  };
+
+  const Engine<T>& inner_;
+};
+
+}  // namespace tc::props

@@ -1,0 +1,169 @@
+#include "properties/engines/profile_json.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/carriers/dispatch.h"
+#include "core/ops/library.hpp"
+#include "core/support/text.h"
+
+namespace tc {
+namespace {
+
+using nlohmann::json;
+
+Result<std::string> stringAt(const json& object, const char* key, const std::string& where) {
+  if (!object[key].is_string()) return fail(fmt::format("{}: must be a string, got {}", where, object[key].dump()));
+  return object[key].get<std::string>();
+}
+
+// One of `allowed`, read from a string; the error lists them.
+Result<std::size_t> choiceOf(const json& value, std::span<const std::string_view> allowed, const std::string& where) {
+  if (value.is_string())
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+      if (value.get<std::string>() == allowed[i]) return i;
+  return fail(fmt::format("{}: must be one of {}, got {}", where, fmt::join(allowed, ", "), value.dump()));
+}
+
+Result<std::vector<OpKind>> opList(const json& value, const std::string& where) {
+  if (!value.is_array()) return fail(fmt::format("{}: must be a list of op names, got {}", where, value.dump()));
+  std::vector<OpKind> kinds;
+  for (const json& name : value) {
+    auto kind = name.is_string() ? opByName(name.get<std::string>()) : std::nullopt;
+    if (!kind) return fail(fmt::format("{}: no op named {}", where, name.is_string() ? quote(name.get<std::string>()) : name.dump()));
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+Result<void> checkCarrier(const std::string& carrier, const std::string& where) {
+  if (std::find(kCarrierNames.begin(), kCarrierNames.end(), carrier) == kCarrierNames.end())
+    return fail(fmt::format("{}: no carrier named {}; the carriers are: {}", where, quote(carrier),
+                            fmt::join(kCarrierNames, ", ")));
+  return {};
+}
+
+Result<void> readCarriers(const json& value, EngineProfile& profile) {
+  if (!value.is_array()) return fail("carriers: must be a list of carrier names, got " + value.dump());
+  for (const json& name : value) {
+    if (!name.is_string()) return fail("carriers: must be a list of carrier names, got " + value.dump());
+    if (auto ok = checkCarrier(name.get<std::string>(), "carriers"); !ok) return ok;
+    profile.carriers.push_back(name.get<std::string>());
+  }
+  return {};
+}
+
+// "ops": a list for every carrier the profile names (all carriers when it names none), or an
+// object from carrier to list.
+Result<void> readOps(const json& value, EngineProfile& profile) {
+  if (value.is_array()) {
+    auto kinds = opList(value, "ops");
+    if (!kinds) return std::unexpected(kinds.error());
+    for (const std::string& carrier : profile.carriers.empty() ? kCarrierNames : profile.carriers)
+      profile.ops[carrier] = *kinds;
+    return {};
+  }
+  if (!value.is_object()) return fail("ops: must be a list of op names or an object from carrier to list, got " + value.dump());
+  for (const auto& [carrier, list] : value.items()) {
+    if (auto ok = checkCarrier(carrier, "ops"); !ok) return ok;
+    auto kinds = opList(list, "ops." + carrier);
+    if (!kinds) return std::unexpected(kinds.error());
+    profile.ops[carrier] = *kinds;
+  }
+  return {};
+}
+
+Result<void> readKinks(const json& value, Conventions& conventions) {
+  if (!value.is_object()) return fail("kinks: must be an object from op name to choice, got " + value.dump());
+  for (const auto& [name, choice] : value.items()) {
+    auto kind = opByName(name);
+    if (!kind) return fail(fmt::format("kinks: no op named {}", quote(name)));
+    auto choices = ops::kinkChoices(*kind);
+    if (choices.empty()) return fail(fmt::format("kinks.{}: the op has no kinks", name));
+    auto index = choice.is_string() ? ops::kinkChoiceIndex(*kind, choice.get<std::string>()) : std::nullopt;
+    if (!index)
+      return fail(fmt::format("kinks.{}: must be one of {}, got {}", name, fmt::join(choices, ", "), choice.dump()));
+    conventions.kink[static_cast<std::size_t>(*kind)] = *index;
+  }
+  return {};
+}
+
+constexpr std::string_view kSingleOutput[] = {"support", "ancestors"};
+constexpr std::string_view kZeroSign[] = {"spec", "unspecified"};
+constexpr std::string_view kNan[] = {"spec", "propagate"};
+
+}  // namespace
+
+Result<EngineProfile> profileFromJson(const json& in) {
+  if (!in.is_object()) return fail("a profile must be a JSON object, got " + in.dump());
+  static const std::vector<std::string> keys{"name",      "carriers", "ops", "single_output",
+                                             "zero_sign", "kinks",    "nan", "kink_conventions_declared"};
+  for (const auto& [key, value] : in.items())
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      return fail(fmt::format("no profile key {}; the keys are: {}", quote(key), fmt::join(keys, ", ")));
+  EngineProfile profile;
+  if (in.contains("name")) {
+    auto name = stringAt(in, "name", "name");
+    if (!name) return std::unexpected(name.error());
+    profile.name = *name;
+  }
+  // Carriers before ops: a list of ops applies to the carriers the profile names. Without a list,
+  // every carrier but interval: an engine's interval values must be MPFI's own at 257 bits, bit for
+  // bit, which an engine does only on purpose, so it runs that carrier only by naming it.
+  if (in.contains("carriers")) {
+    if (auto ok = readCarriers(in["carriers"], profile); !ok) return std::unexpected(ok.error());
+  } else {
+    for (const std::string& carrier : kCarrierNames)
+      if (carrier != Carrier<Interval>::name) profile.carriers.push_back(carrier);
+  }
+  if (in.contains("ops"))
+    if (auto ok = readOps(in["ops"], profile); !ok) return std::unexpected(ok.error());
+  if (in.contains("single_output")) {
+    auto choice = choiceOf(in["single_output"], kSingleOutput, "single_output");
+    if (!choice) return std::unexpected(choice.error());
+    profile.singleOutput = static_cast<SingleOutput>(*choice);
+  }
+  if (in.contains("zero_sign")) {
+    auto choice = choiceOf(in["zero_sign"], kZeroSign, "zero_sign");
+    if (!choice) return std::unexpected(choice.error());
+    profile.zeroSign = static_cast<ZeroSign>(*choice);
+  }
+  if (in.contains("kinks"))
+    if (auto ok = readKinks(in["kinks"], profile.conventions); !ok) return std::unexpected(ok.error());
+  if (in.contains("nan")) {
+    auto choice = choiceOf(in["nan"], kNan, "nan");
+    if (!choice) return std::unexpected(choice.error());
+    profile.conventions.nanPropagates = *choice == 1;
+  }
+  if (in.contains("kink_conventions_declared")) {
+    if (!in["kink_conventions_declared"].is_boolean())
+      return fail("kink_conventions_declared: must be true or false, got " + in["kink_conventions_declared"].dump());
+    profile.kinkConventionsDeclared = in["kink_conventions_declared"].get<bool>();
+  }
+  return profile;
+}
+
+json profileToJson(const EngineProfile& profile) {
+  json out{{"name", profile.name},
+           {"carriers", profile.carriers},
+           {"single_output", kSingleOutput[static_cast<std::size_t>(profile.singleOutput)]},
+           {"zero_sign", kZeroSign[static_cast<std::size_t>(profile.zeroSign)]},
+           {"nan", kNan[profile.conventions.nanPropagates ? 1 : 0]},
+           {"kink_conventions_declared", profile.kinkConventionsDeclared}};
+  json ops = json::object();
+  for (const auto& [carrier, kinds] : profile.ops) {
+    json names = json::array();
+    for (OpKind kind : kinds) names.push_back(opName(kind));
+    ops[carrier] = std::move(names);
+  }
+  out["ops"] = std::move(ops);
+  json kinks = json::object();
+  for (std::size_t k = 0; k < kOpCount; ++k) {
+    auto choices = ops::kinkChoices(static_cast<OpKind>(k));
+    if (!choices.empty()) kinks[std::string(opName(static_cast<OpKind>(k)))] = choices[profile.conventions.kink[k]];
+  }
+  out["kinks"] = std::move(kinks);
+  return out;
+}
+
+}  // namespace tc

@@ -1,5 +1,0 @@
-#include "properties/instantiate/instantiate_harness.hpp"
-
-namespace tc {
-TAPECHECK_INSTANTIATE_HARNESS(Interval)
-}  // namespace tc

@@ -1,0 +1,499 @@
+#pragma once
+// Oracle of accuracy on IEEE carriers (docs/semantics.md §2.6, §3.2): at every node, the
+// engine's forward value lies within the op's accuracy budget of the exact result of the op on the
+// engine's *own* argument values at that node. The exact result is enclosed on the interval
+// carrier (MPFI), so a value is blamed only when every real the enclosure holds is farther from
+// it than the budget: no false alarm, whatever the enclosure's width. Each node is judged on its
+// own inputs, so an error upstream is not charged again downstream. A node is not judged where
+// its exact value does not exist or cannot be had: an argument that is NaN or infinite (a
+// pointwise op is judged on its other elements), a domain failure on intervals (log of a value
+// ≤ 0, a divisor 0), a value beyond the interval carrier's range, an opaque program (no budget),
+// or attributes or data that are not finite.
+//
+// Backward: a position's gradient is its seed plus the terms of the nodes that read it, so the
+// engine's gradient there is judged against that sum, exact, with each term taken on the engine's
+// own arguments and cotangent at its node, within the sum of the ops' term budgets (γ_k of each
+// term's magnitude, OpBase::termRoundings) and γ_(m−1) of the addends for adding m of them. A term
+// may read any forward value within the forward's budget (so a tanh that rounds to 1 may give the
+// term 0). A gradient is judged only where every term that reaches it is: no opaque program after
+// it, every reader's forward judged, and everything a term reads 0 or within 2^±(emax/4), with its
+// exact value 0 or above 2^-(emax/4) — there no intermediate underflows or overflows, which the
+// budgets do not cover. A gradient that is one term alone is reported under ∂op in the measures.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/carriers/interval.h"
+#include "core/graph/map_graph.h"
+#include "core/graph/node_program.h"
+#include "core/io/case_file.h"
+#include "core/io/listing.h"
+#include "core/ops/library.hpp"
+#include "properties/compare.hpp"
+#include "properties/engines/engine_under_test.h"
+
+namespace tc::props {
+
+//! An IEEE binary format: precision p in bits (53, 24), and the exponents of its smallest and
+//! largest normal binades (−1022 and 1023 for double; −126 and 127 for float).
+struct IeeeFormat {
+  int precision;
+  int minExponent;
+  int maxExponent;
+};
+
+template <class F>
+constexpr IeeeFormat ieeeFormatOf() {
+  return {std::numeric_limits<F>::digits, std::numeric_limits<F>::min_exponent - 1,
+          std::numeric_limits<F>::max_exponent - 1};
+}
+
+//! The format's unit roundoff and subnormal rounding bound as intervals (exact points).
+ops::RoundingModel<Interval> roundingModelOf(const IeeeFormat& format);
+
+//! One IEEE value judged against the exact value it stands for: `within` unless every real in
+//! the enclosure lies farther from it than the budget; `ulps`, its distance from the nearest
+//! such real in units in the last place of the exact value (infinite for a NaN or a wrong
+//! infinity).
+struct ElementJudgement {
+  bool within = true;
+  double ulps = 0;
+  double ofBudget = 0;  //!< that distance over the budget (above 1 when not within)
+};
+
+//! Judges `value` (a double or a float, exactly as a double) against the exact result enclosed
+//! by `exact`: the budget is `ulpBudget` ulps of the exact value plus the upper end of
+//! `accumulated` (or nothing). An infinity stands for 2^(maxExponent + 1), the first value the
+//! format rounds to it, and is exact for a result at or beyond it.
+ElementJudgement judgeElement(double value, const Interval& exact, const IeeeFormat& format, double ulpBudget,
+                              const Interval* accumulated);
+
+//! The double nearest the enclosure's midpoint.
+double nearestDouble(const Interval& exact);
+
+//! The reals within the budget of `exact` (`ulps` ulps plus `accumulated`): every value an IEEE
+//! forward judged within it may hold.
+Interval widenedByBudget(const Interval& exact, const IeeeFormat& format, double ulps, const Interval* accumulated);
+
+//! Whether `v` is 0 or of magnitude within 2^±⌊emax/4⌋ (2^±255 in double, 2^±31 in float): a
+//! product of three such values, or a quotient, neither underflows nor overflows.
+bool withinTermRange(double v, const IeeeFormat& format);
+
+//! Whether an exact term, not 0, lies below 2^-⌊emax/4⌋ in magnitude: an IEEE evaluation may have
+//! gone through a subnormal on the way (a sigmoid of −1000 inside a term), beyond what γ_k bounds.
+bool mayHaveUnderflowed(const Interval& term, const IeeeFormat& format);
+
+namespace detail {
+
+// The engine's value as an exact point interval; empty when it is NaN or infinite.
+inline std::optional<Interval> exactPoint(double v) {
+  if (!std::isfinite(v)) return std::nullopt;
+  return Interval(Mpfi(v));
+}
+
+// Whether every carrier value a node's attributes hold is finite (scale's c, clamp's bounds,
+// const's values): the interval carrier has no NaN or infinity.
+template <class F>
+bool finiteAttributes(const Attrs<F>& a) {
+  auto finite = [](const std::optional<F>& v) { return !v || std::isfinite(*v); };
+  if (!finite(a.c) || !finite(a.lo) || !finite(a.hi)) return false;
+  for (F v : a.values)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// A tensor of finite values as exact point intervals.
+template <class F>
+Tensor<Interval> pointsOf(const Tensor<F>& x) {
+  return mapTensor<Interval>(x, [](F v) { return *exactPoint(v); });
+}
+
+template <class F>
+bool finiteTensor(const Tensor<F>& x) {
+  for (F v : x.values)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// The interval carrier's copy of a case: the graph and the data, every value an exact point
+// (a value that is not finite becomes 0: the nodes that read one are not judged).
+template <class F>
+struct IntervalCase {
+  Graph<Interval> graph;
+  Data<Interval> data;
+  bool finiteData;
+  explicit IntervalCase(const Case<F>& c)
+      : graph(mapGraph<Interval>(c.graph, pointOf)), data(mapData<Interval>(c.data, pointOf)), finiteData(true) {
+    for (const auto& [key, tensor] : c.data) finiteData = finiteData && finiteTensor(tensor);
+  }
+  static Interval pointOf(F v) { return exactPoint(v).value_or(Interval(Mpfi(0))); }
+};
+
+// The engine's context as exact points, converted on first use.
+template <class F>
+class PointContext {
+ public:
+  explicit PointContext(const Context<F>& context) : context_(context), points_(context.size()), ready_(context.size()) {}
+  // The point tensors of the node's arguments, or false when one holds a NaN or an infinity.
+  bool prepare(const std::vector<std::size_t>& args) {
+    for (std::size_t p : args) {
+      if (ready_[p]) continue;
+      if (!finiteTensor(context_[p])) return false;
+      points_[p] = pointsOf(context_[p]);
+      ready_[p] = true;
+    }
+    return true;
+  }
+  std::span<const Tensor<Interval>> points() const { return points_; }
+
+ private:
+  const Context<F>& context_;
+  std::vector<Tensor<Interval>> points_;
+  std::vector<bool> ready_;
+};
+
+// Why a node is not judged, or nothing when it is.
+template <class F>
+std::optional<std::string> unjudgedReason(const Case<F>& c, const IntervalCase<F>& exact, std::size_t k) {
+  const Node<F>& node = c.graph.nodeAt(k);
+  if (node.attrs.opaque) return "an opaque program (no accuracy budget)";
+  if (!finiteAttributes(node.attrs)) return "an attribute that is not finite";
+  if (!node.attrs.key.empty() && !exact.finiteData) return "data that is not finite";
+  return std::nullopt;
+}
+
+// What a failure names: where the value is, what it is and what the exact one is.
+struct AccuracyMiss {
+  std::string where;         // "node 5 (exp), element 2"
+  std::size_t position;      // where the engine's value is (node k, or the argument a term reaches)
+  Quantity quantity;         // a forward value, or a gradient
+  std::string budget;        // "2 ulp + [...]"
+  std::set<std::size_t> blamed;
+};
+
+template <class F>
+Verdict accuracyFailure(std::string_view engine, const AccuracyMiss& miss, F value, const Interval& exact,
+                        const ElementJudgement& judged) {
+  std::string distance = std::isinf(judged.ulps) ? std::string("unbounded") : fmt::format("{:.4g} ulp", judged.ulps);
+  const bool forward = miss.quantity == Quantity::forwardValues;
+  Verdict verdict = Verdict::fail(
+      fmt::format("{}: {} computes {} where the exact {} is {}: {} away, over the budget of {}", miss.where, engine,
+                  displayValue(value),
+                  forward ? "result on its own arguments" : "value on the engine's own arguments and cotangents",
+                  displayInterval(exact), distance, miss.budget),
+      miss.blamed);
+  verdict.notes[miss.position] = {noteLine("exact", 5, displayInterval(exact) + "   <- blamed")};
+  // As a difference at the position, so that a survey files it under the op that made the value.
+  verdict.leftName = std::string(engine), verdict.rightName = "exact";
+  verdict.quantity = miss.quantity;
+  verdict.differences = {{miss.position, displayValue(value), displayInterval(exact)}};
+  verdict.differenceClass = differenceClass(value, static_cast<F>(nearestDouble(exact)));
+  return verdict;
+}
+
+// The budget as a failure states it: ulps, plus the accumulated bound when there is one.
+inline std::string budgetText(double ulps, const Interval* accumulated) {
+  if (ulps == 0 && accumulated) return displayInterval(*accumulated);
+  std::string budget = fmt::format("{} ulp", ulps);
+  if (accumulated) budget += " + " + displayInterval(*accumulated);
+  return budget;
+}
+
+// Every node's forward value judged on its own arguments, then every position's gradient judged
+// as its seed plus the terms of its readers, each on the reader's arguments and cotangent. Keeps
+// each judged node's forward values within budget: a term may read any of them.
+template <class F>
+class AccuracyJudge {
+ public:
+  AccuracyJudge(std::string_view engine, const Case<F>& c, const Context<F>& context)
+      : engine_(engine),
+        c_(c),
+        context_(context),
+        exact_(c),
+        format_(ieeeFormatOf<F>()),
+        model_(roundingModelOf(format_)),
+        points_(context),
+        withinBudget_(c.graph.positionCount()) {}
+
+  std::optional<Verdict> forward() {
+    for (std::size_t k = c_.graph.inputs.size(); k < c_.graph.positionCount() && k < context_.size(); ++k) {
+      const Node<F>& node = c_.graph.nodeAt(k);
+      if (auto reason = unjudgedReason(c_, exact_, k)) {
+        lastReason_ = *reason;
+        continue;
+      }
+      if (!points_.prepare(node.args)) {
+        if (auto failure = forwardOnFiniteElements(k)) return failure;
+        continue;
+      }
+      auto y = validateAndForward(exact_.graph, points_.points(), exact_.data, k);
+      if (!y || y->shape != context_[k].shape) {  // a shape the engine got wrong is the theorem properties' to judge
+        lastReason_ = y ? "a value of another shape" : "no exact value on intervals";
+        continue;
+      }
+      const Tensor<Interval> accumulated =
+          accumulatedErrorAt(exact_.graph, points_.points(), exact_.data, k, *y, model_);
+      std::optional<Tensor<Interval>> within = *y;
+      if (auto failure = judgeValues(k, *y, accumulated, {}, &within)) return failure;
+      withinBudget_[k] = std::move(within);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Verdict> backward(const Pack<F>& gradients) {
+    std::vector<GradientSum> sums = gradientSums(gradients);
+    for (std::size_t p = 0; p < sums.size() && p < gradients.size(); ++p) {
+      const GradientSum& sum = sums[p];
+      if (sum.blocked || sum.users.empty() || gradients[p].shape != sum.shape) continue;
+      const std::string label = sum.terms == 1 && !sum.seeded ? "∂" + labelAt(sum.users.front()) : "";
+      for (std::size_t i = 0; i < sum.exact.size(); ++i) {
+        if (sum.mayUnderflow[i]) continue;
+        const F value = gradients[p][i];
+        const ElementJudgement judgement =
+            judgeElement(static_cast<double>(value), sum.exact[i], format_, 0, &sum.bound[i]);
+        if (!label.empty()) verdict_.measures[label].widen({judgement.ulps, judgement.ofBudget});
+        if (!judgement.within) return termFailure(p, i, sum, value, judgement);
+      }
+      ++judged_;
+    }
+    return std::nullopt;
+  }
+
+  Verdict verdict() const {
+    if (judged_ == 0) return Verdict::skip(fmt::format("no node to judge (last: {})", lastReason_));
+    return verdict_;
+  }
+
+ private:
+  // A position's gradient as the exact sum of the terms that reach it (and its seed), with the
+  // budget of an IEEE evaluation: each term's, and γ_m of the addends' magnitudes for adding them
+  // in any order. Blocked where a term that reaches it cannot be judged.
+  struct GradientSum {
+    Shape shape;
+    Tensor<Interval> exact, bound;  // no values until a seed or a term: +0 so far
+    // The addends' magnitudes (each term's |value| plus its bound, the seed's |value|), made when
+    // a second addend arrives: only a sum of two or more needs them (startMagnitude).
+    Tensor<Interval> magnitude;
+    std::vector<bool> mayUnderflow;
+    std::vector<std::size_t> users;
+    std::size_t terms = 0;
+    bool seeded = false;
+    bool blocked = false;
+  };
+
+  std::vector<GradientSum> gradientSums(const Pack<F>& gradients) const {
+    std::vector<GradientSum> sums(c_.graph.positionCount());
+    for (std::size_t p = 0; p < sums.size(); ++p) addSeed(sums[p], p);
+    for (std::size_t k = c_.graph.inputs.size(); k < c_.graph.positionCount(); ++k) {
+      const Node<F>& node = c_.graph.nodeAt(k);
+      if (ops::isDense(node.op)) {  // its program reaches every earlier position
+        for (std::size_t p = 0; p < k; ++p) sums[p].blocked = true;
+        continue;
+      }
+      if (!ops::hasTerms(node.op)) continue;
+      if (!withinBudget_[k] || k >= gradients.size() || !termsReadSafeValues(k, gradients[k])) {
+        for (std::size_t p : node.args) sums[p].blocked = true;
+        continue;
+      }
+      const Tensor<Interval> ct = pointsOf(gradients[k]);
+      TermsAndError<Interval> terms =
+          termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
+      for (std::size_t t = 0; t < terms.terms.size(); ++t)
+        addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value));
+    }
+    for (GradientSum& sum : sums) {
+      const std::size_t additions = sum.terms + (sum.seeded ? 1 : 0);
+      if (additions < 2) continue;
+      const Interval gamma = model_.gamma(Carrier<Interval>::fromInt(static_cast<std::int64_t>(additions - 1)));
+      for (std::size_t i = 0; i < sum.bound.size(); ++i) sum.bound[i] = sum.bound[i] + gamma * sum.magnitude[i];
+    }
+    return sums;
+  }
+
+  // Judges node k's values against the exact `y`, within the op's ulps plus `accumulated`: y's
+  // element j stands for the engine's element `elements[j]` (j itself when `elements` is empty).
+  // An element whose budget promises nothing (a partial result may overflow) is not judged. When
+  // `within` is given, sets each of its elements to the reals within budget of y's, or empties it
+  // when an element was not judged (the terms that would read it are not judged either).
+  std::optional<Verdict> judgeValues(std::size_t k, const Tensor<Interval>& y, const Tensor<Interval>& accumulated,
+                                     const std::vector<std::size_t>& elements,
+                                     std::optional<Tensor<Interval>>* within) {
+    const double ulps = ops::accuracyUlps(c_.graph.nodeAt(k).op);
+    Measure* worst = nullptr;  // made at the first element judged
+    std::size_t judged = 0;
+    for (std::size_t j = 0; j < y.size(); ++j) {
+      const std::size_t i = elements.empty() ? j : elements[j];
+      const Interval* extra = accumulated.values.empty() ? nullptr : &accumulated[j];
+      if (extra && model_.promisesNothing(*extra)) {
+        lastReason_ = "partial results that may overflow";
+        if (within) within->reset();
+        continue;
+      }
+      ++judged;
+      const F value = context_[k][i];
+      const ElementJudgement judgement = judgeElement(static_cast<double>(value), y[j], format_, ulps, extra);
+      if (!worst) worst = &verdict_.measures[labelAt(k)];
+      worst->widen({judgement.ulps, judgement.ofBudget});
+      if (!judgement.within)
+        return accuracyFailure(engine_, {fmt::format("{}, element {}", describeNode(c_.graph, k), i), k,
+                                         Quantity::forwardValues, budgetText(ulps, extra), {k}},
+                               value, y[j], judgement);
+      if (within && *within) (**within)[j] = widenedByBudget(y[j], format_, ulps, extra);
+    }
+    if (judged > 0) ++judged_;
+    return std::nullopt;
+  }
+
+  // A pointwise node whose arguments hold a NaN or an infinity somewhere: its elements whose
+  // arguments are all finite, judged on the op applied to those elements alone (element i of a
+  // pointwise op reads the arguments' elements i only). Its terms are not judged: a gradient is
+  // judged position by position, and these positions hold values that are not finite.
+  std::optional<Verdict> forwardOnFiniteElements(std::size_t k) {
+    lastReason_ = "arguments that are NaN or infinite";
+    const Node<F>& node = c_.graph.nodeAt(k);
+    const std::size_t size = elementCount(c_.graph.shapeAt(k));
+    if (!ops::isPointwise(node.op) || context_[k].shape != c_.graph.shapeAt(k)) return std::nullopt;
+    for (std::size_t p : node.args)
+      if (context_[p].size() != size) return std::nullopt;  // a shape the engine got wrong
+    std::vector<std::size_t> elements;
+    for (std::size_t i = 0; i < size; ++i)
+      if (std::all_of(node.args.begin(), node.args.end(), [&](std::size_t p) { return std::isfinite(context_[p][i]); }))
+        elements.push_back(i);
+    if (elements.empty()) return std::nullopt;
+    const Shape shape{elements.size()};
+    Pack<Interval> args;
+    for (std::size_t p : node.args)
+      args.push_back(Tensor<Interval>(shape, kernels::generate<Interval>(elements.size(), [&](std::size_t j) {
+                                        return *exactPoint(context_[p][elements[j]]);
+                                      })));
+    ArgValues<Interval> pointers;
+    for (const Tensor<Interval>& arg : args) pointers.push_back(&arg);
+    const Node<Interval>& exactNode = exact_.graph.nodeAt(k);
+    const OpCall<Interval> call{exactNode.attrs,      shape,       {pointers.data(), pointers.size()},
+                                exact_.graph.schema, exact_.data, exact_.graph.conventions};
+    Tensor<Interval> y;
+    if (checkedForward(node.op, call, y)) {
+      lastReason_ = "no exact value on intervals";
+      return std::nullopt;
+    }
+    return judgeValues(k, y, ops::accumulatedError(node.op, call, y, model_), elements, nullptr);
+  }
+
+  void addSeed(GradientSum& sum, std::size_t p) const {
+    const Shape& shape = c_.graph.shapeAt(p);
+    sum.shape = shape;
+    sum.mayUnderflow.assign(elementCount(shape), false);
+    if (p >= c_.seeds.size() || unseeded(p)) return;
+    if (!safe(c_.seeds[p]) || c_.seeds[p].shape != shape) {  // beyond the range, a sum with it could overflow
+      sum.blocked = true;
+      return;
+    }
+    sum.seeded = true;
+    sum.exact = pointsOf(c_.seeds[p]);
+  }
+
+  // The magnitude of a sum's one addend so far, the seed's or a term's, as a second arrives.
+  static void startMagnitude(GradientSum& sum) {
+    sum.magnitude = ops::absolute(sum.exact);
+    if (!sum.seeded)  // the one addend is a term: the sum, its bound the sum's
+      for (std::size_t i = 0; i < sum.magnitude.size(); ++i) sum.magnitude[i] = sum.magnitude[i] + sum.bound[i];
+  }
+
+  // Adds a term and its error bound to the sum. Where the sum still holds +0, 0 + x is x itself
+  // (storage equality), so the first term's tensors are taken as they are.
+  void addTerm(GradientSum& sum, std::size_t k, Tensor<Interval> term, Tensor<Interval> error) const {
+    if (sum.blocked || term.shape != sum.shape) {
+      sum.blocked = true;
+      return;
+    }
+    const bool exactStarts = sum.terms == 0 && !sum.seeded, boundStarts = sum.terms == 0;
+    if (!exactStarts && sum.magnitude.values.empty()) startMagnitude(sum);
+    for (std::size_t i = 0; i < term.size(); ++i) {
+      if (mayHaveUnderflowed(term[i], format_)) sum.mayUnderflow[i] = true;
+      if (!exactStarts) {
+        sum.magnitude[i] = sum.magnitude[i] + Carrier<Interval>::abs(term[i]) + error[i];
+        sum.exact[i] = sum.exact[i] + term[i];
+      }
+      if (!boundStarts) sum.bound[i] = sum.bound[i] + error[i];
+    }
+    if (exactStarts) sum.exact = std::move(term);
+    if (boundStarts) sum.bound = std::move(error);
+    if (std::find(sum.users.begin(), sum.users.end(), k) == sum.users.end()) sum.users.push_back(k);
+    ++sum.terms;
+  }
+
+  std::string labelAt(std::size_t k) const { return ops::nodeLabel(c_.graph.nodeAt(k).op, c_.graph.nodeAt(k).attrs); }
+
+  Verdict termFailure(std::size_t p, std::size_t i, const GradientSum& sum, F value,
+                      const ElementJudgement& judgement) const {
+    std::vector<std::string> users;
+    for (std::size_t k : sum.users) users.push_back(describeNode(c_.graph, k));
+    std::string what = sum.terms == 1 && !sum.seeded
+                           ? fmt::format("{}'s term for position {}, element {}", users.front(), p, i)
+                           : fmt::format("position {}'s gradient, element {}, the sum of {} terms of {}{}", p, i,
+                                         sum.terms, fmt::join(users, ", "), sum.seeded ? " and its seed" : "");
+    std::set<std::size_t> blamed(sum.users.begin(), sum.users.end());
+    blamed.insert(p);
+    return accuracyFailure(engine_, {std::move(what), p, Quantity::gradients, budgetText(0, &sum.bound[i]), blamed},
+                           value, sum.exact[i], judgement);
+  }
+
+  // Whether every value the node's terms read — its arguments, its forward value and its
+  // cotangent — is 0 or within 2^±(emax/4), so that no intermediate of a term (a product of up to
+  // three such values, a quotient, a sum) underflows or overflows: the budgets assume neither.
+  bool termsReadSafeValues(std::size_t k, const Tensor<F>& ct) const {
+    const std::vector<std::size_t>& args = c_.graph.nodeAt(k).args;
+    return safe(ct) && safe(context_[k]) &&
+           std::all_of(args.begin(), args.end(), [&](std::size_t p) { return safe(context_[p]); });
+  }
+
+  bool safe(const Tensor<F>& x) const {
+    return std::all_of(x.values.begin(), x.values.end(),
+                       [&](F v) { return withinTermRange(static_cast<double>(v), format_); });
+  }
+
+  bool unseeded(std::size_t p) const {
+    if (p >= c_.seeds.size()) return true;
+    const auto& v = c_.seeds[p].values;
+    return std::all_of(v.begin(), v.end(), [](F s) { return s == F(0); });
+  }
+
+  std::string_view engine_;
+  const Case<F>& c_;
+  const Context<F>& context_;
+  const IntervalCase<F> exact_;
+  const IeeeFormat format_;
+  const ops::RoundingModel<Interval> model_;
+  PointContext<F> points_;
+  std::vector<std::optional<Tensor<Interval>>> withinBudget_;
+  Verdict verdict_ = Verdict::pass();
+  std::size_t judged_ = 0;
+  std::string lastReason_ = "no node";
+};
+
+}  // namespace detail
+
+template <class F>
+Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
+  for (const Node<F>& node : c.graph.nodes)
+    if (node.attrs.opaque && !OpaqueRegistry<Interval>::instance().find(node.attrs.opaque->name))
+      return Verdict::skip("an opaque program without an interval definition");
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
+  if (!execution) return Verdict::skip("the forward failed (the theorem properties judge its error)");
+  detail::AccuracyJudge<F> judge(subject.engine.name(), c, (*execution)->context());
+  if (auto failure = judge.forward()) return *failure;
+  if (auto dense = (*execution)->backwardDense(c.seeds)) {  // its failure is the theorem properties' to judge
+    if (auto failure = judge.backward(*dense)) return *failure;
+  }
+  return judge.verdict();
+}
+
+}  // namespace tc::props

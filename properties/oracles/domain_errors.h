@@ -1,0 +1,147 @@
+#pragma once
+// Oracle: the engine refuses a case exactly where the domain table (properties/oracles/domain_table.h,
+// written apart from the ops' validation) says the first node leaves its op's domain, and its
+// error names that node as the specification does: "node P (op): ", P counting the inputs, the
+// text put together here rather than by the formatter every layer shares. A case inside every
+// domain must compile. The values each node's arguments hold come from the reference, node by
+// node; the refusals of the exact carriers' bit ceiling, a limit of tapecheck rather than a
+// domain, are recognised by their reason and skipped. Then every node with a domain that the case
+// reaches is cut out as a one-node case and run with its constrained argument's first element at
+// each boundary value (0, −0, NaN, ±inf, the smallest subnormal, ±1): drawn values seldom land
+// there, and a check that lets NaN through shows only where one does.
+#include <string>
+
+#include "core/graph/node_program.h"
+#include "core/spec/reference.h"
+#include "properties/compare.hpp"
+#include "properties/oracles/domain_table.h"
+#include "properties/engines/engine_under_test.h"
+#include "properties/oracles/node_case.h"
+
+namespace tc::props {
+namespace domains {
+
+//! Where the walk of a case's nodes stopped: the first node whose arguments the table puts
+//! outside its op's domain (with the argument position and element), or the first node the
+//! reference refused although the table does not (with its error), or neither.
+template <class T>
+struct FirstRefusal {
+  std::optional<std::size_t> outside;
+  std::size_t argument = 0, element = 0;
+  std::string needs, value;
+  std::optional<std::size_t> unexplained;
+  std::string error;
+  Context<T> context;  //!< the values of the positions before the stop
+};
+
+template <class T>
+FirstRefusal<T> firstRefusal(const Case<T>& c) {
+  Context<T> context(c.inputs->begin(), c.inputs->end());
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount(); ++k) {
+    const Node<T>& node = c.graph.nodeAt(k);
+    if (const Row<T>* row = rowOf<T>(opName(node.op)))
+      if (auto i = firstOutside(*row, context[node.args[row->argument]]))
+        return {k, node.args[row->argument], *i, std::string(row->needs),
+                displayValue(context[node.args[row->argument]][*i]), std::nullopt, {}, std::move(context)};
+    auto value = validateAndForward(c.graph, std::span<const Tensor<T>>(context), c.data, k);
+    if (!value) return {std::nullopt, 0, 0, {}, {}, k, value.error().message, std::move(context)};
+    context.push_back(std::move(*value));
+  }
+  FirstRefusal<T> none;
+  none.context = std::move(context);
+  return none;
+}
+
+//! "node 5 (log): ", as the specification names a node in an error, written here on its own.
+inline std::string expectedPrefix(std::size_t position, std::string_view op) {
+  return "node " + std::to_string(position) + " (" + std::string(op) + "): ";
+}
+
+//! Whether an engine's error names node `position` with op `op`: it starts as the specification
+//! names a node, or — from an engine in another process, whose answers the process adapter
+//! prefixes with "the engine failed: " — names it so or by the protocol's "position P: "
+//! (docs/engine-protocol.md §4), which carries no op.
+inline bool namesNode(std::string_view message, std::size_t position, std::string_view op) {
+  if (message.starts_with(expectedPrefix(position, op))) return true;
+  constexpr std::string_view kFromProcess = "the engine failed: ";
+  if (!message.starts_with(kFromProcess)) return false;
+  message.remove_prefix(kFromProcess.size());
+  return message.starts_with(expectedPrefix(position, op)) ||
+         message.starts_with("position " + std::to_string(position) + ": ");
+}
+
+//! Node k alone on the engine with element 0 of its constrained argument at each boundary value:
+//! refused exactly where the table says, naming the node; nullopt when every probe agrees.
+template <class T>
+std::optional<Verdict> boundaryDifference(const EngineUnderTest<T>& subject, const Graph<T>& graph,
+                                          const Context<T>& context, std::size_t k, const Row<T>& row) {
+  const NodeCase<T> cut = nodeCase(graph, context, k);
+  const std::size_t source = graph.nodeAt(k).args[row.argument];
+  const std::size_t j = static_cast<std::size_t>(std::find(cut.sources.begin(), cut.sources.end(), source) - cut.sources.begin());
+  if (cut.inputs[j].size() == 0) return std::nullopt;
+  const std::size_t position = cut.graph.inputs.size();
+  for (const T& b : boundaryValues<T>()) {
+    Pack<T> inputs = cut.inputs;
+    inputs[j].values[0] = b;
+    const bool outside = firstOutside(row, inputs[j]).has_value();
+    auto execution = subject.engine.compile(cut.graph, inputs, Data<T>{});
+    const std::string probe = fmt::format("{} alone (node {} of its own case) with element 0 of its argument at {}",
+                                          describeNode(graph, k), position, displayValue(b));
+    if (outside && execution)
+      return Verdict::fail(fmt::format("{}: {} compiles it, but {} needs {}", probe, subject.engine.name(), row.op, row.needs), {k});
+    if (outside && !namesNode(execution.error().message, position, row.op))
+      return Verdict::fail(fmt::format("{}: {} refuses it with '{}', which does not name node {}", probe,
+                                       subject.engine.name(), execution.error().message, position),
+                           {k});
+    if (!outside && !execution)
+      return Verdict::fail(fmt::format("{}: {} refuses it ('{}'), but it is inside the domain ({} needs {})", probe,
+                                       subject.engine.name(), execution.error().message, row.op, row.needs),
+                           {k});
+  }
+  return std::nullopt;
+}
+
+//! The boundary probes of every node with a domain among those the walk evaluated.
+template <class T>
+std::optional<Verdict> boundaryDifferences(const EngineUnderTest<T>& subject, const Case<T>& c, const FirstRefusal<T>& walk) {
+  for (std::size_t k = c.graph.inputs.size(); k < walk.context.size() && k < c.graph.positionCount(); ++k)
+    if (const Row<T>* row = rowOf<T>(opName(c.graph.nodeAt(k).op)))
+      if (auto failure = boundaryDifference(subject, c.graph, walk.context, k, *row)) return failure;
+  return std::nullopt;
+}
+
+}  // namespace domains
+
+template <class T>
+Verdict domain_errors(const EngineUnderTest<T>& subject, const Case<T>& c) {
+  const domains::FirstRefusal<T> refusal = domains::firstRefusal(c);
+  if (refusal.unexplained) {
+    if (refusal.error.find("exact carriers' ceiling") != std::string::npos) return Verdict::skip("exact-bit ceiling");
+    return Verdict::fail(fmt::format("the reference refuses {}, whose arguments the domain table puts inside its "
+                                     "domain: {}",
+                                     describeNode(c.graph, *refusal.unexplained), refusal.error),
+                         {*refusal.unexplained});
+  }
+  auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
+  if (!refusal.outside) {
+    if (execution) return domains::boundaryDifferences(subject, c, refusal).value_or(Verdict::pass());
+    return Verdict::fail(fmt::format("{} refuses a case inside every op's domain (by the domain table): {}",
+                                     subject.engine.name(), execution.error().message),
+                         positionsNamedBy(execution.error()));
+  }
+  const std::size_t p = *refusal.outside;
+  const std::string op(opName(c.graph.nodeAt(p).op));
+  const std::string where = fmt::format("{} needs {}, and element {} of its argument at position {} is {}", op,
+                                        refusal.needs, refusal.element, refusal.argument, refusal.value);
+  if (execution)
+    return Verdict::fail(fmt::format("{} compiles the case, but node {} is outside its domain: {}", subject.engine.name(), p, where),
+                         {p});
+  const std::string prefix = domains::expectedPrefix(p, op);
+  if (!domains::namesNode(execution.error().message, p, op))
+    return Verdict::fail(fmt::format("{} refuses the case with '{}', which does not start '{}' ({})", subject.engine.name(),
+                                     execution.error().message, prefix, where),
+                         {p});
+  return domains::boundaryDifferences(subject, c, refusal).value_or(Verdict::pass());
+}
+
+}  // namespace tc::props

@@ -1,0 +1,5 @@
+#include "properties/runner/instantiate/instantiate_harness.hpp"
+
+namespace tc {
+TAPECHECK_INSTANTIATE_HARNESS(Interval)
+}  // namespace tc

@@ -1,0 +1,207 @@
+#pragma once
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+
+#include "core/ops/library.hpp"
+#include "generators/coverage.hpp"
+#include "generators/generate.hpp"
+#include "generators/shrink.hpp"
+#include "properties/engines/guarded_engine.h"
+#include "properties/engines/plan_recorder.h"
+#include "properties/runner/runner.h"
+
+namespace tc::props {
+
+namespace detail {
+
+// Engine-scoped properties judge the engine by the reference run with its declared conventions.
+template <class T>
+Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
+  if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
+  if (property.scope == Scope::runtime) return property.check(subject, loaded);  // the engine plays no part
+  if (!subject.profile->supportsCarrier(Carrier<T>::name))
+    return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
+  if (auto p = subject.profile->firstUnsupportedNode(Carrier<T>::name, loaded.graph))
+    return Verdict::unsupportedOp(ops::nodeLabel(loaded.graph.nodeAt(*p).op, loaded.graph.nodeAt(*p).attrs));
+  if constexpr (std::is_floating_point_v<T>)
+    if (subject.exactCasesOnly)
+      if (std::string reason = notExactReason(loaded); !reason.empty()) return Verdict::skip(reason);
+  // The engine's own exceptions are verdicts on this case (guarded_engine.h).
+  const GuardedEngine<T> guardedEngine(subject.engine);
+  const EngineUnderTest<T> guardedSubject{guardedEngine, subject.policy, *subject.profile, subject.exactCasesOnly};
+  try {
+    if (subject.profile->conventions == loaded.graph.conventions) return property.check(guardedSubject, loaded);
+    Case<T> withConventions = loaded;
+    withConventions.graph.conventions = subject.profile->conventions;
+    return property.check(guardedSubject, withConventions);
+  } catch (const EngineFault& fault) {
+    return Verdict::fail(fault.what());
+  } catch (const UnsupportedCase& unsupported) {
+    return Verdict::unsupportedOp(unsupported.what());
+  }
+}
+
+// How many cases an engine that wants plans is told about at once.
+inline constexpr std::size_t kPlannedCases = 64;
+
+// Tells an engine that wants plans what the property will ask of it on these cases, recorded on
+// the reference engine.
+template <class T>
+void planCases(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const std::vector<Result<Case<T>>>& cases) {
+  PlanRecorder<T> recorder(builtinEngine<T>("compiled"));  // correct, and the fastest
+  EngineUnderTest<T> recording{recorder, subject.policy, *subject.profile, subject.exactCasesOnly};
+  for (const auto& loaded : cases)
+    if (loaded && loaded->inputs) (void)checkCase(property, recording, *loaded);
+  subject.engine.plan(recorder.take());
+}
+
+template <class T>
+Verdict checkLoaded(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                    const Result<Case<T>>& loaded) {
+  if (!loaded) return Verdict::fail("the case does not load: " + loaded.error().message);
+  return checkCase(property, subject, *loaded);
+}
+
+inline std::string differenceOf(const Verdict& verdict) {
+  return verdict.differenceClass ? std::string(kDifferenceClasses[*verdict.differenceClass]) : "error";
+}
+
+// Shrinks a failing case while it keeps failing the same way (`same` on its verdict) and stays
+// within what the run generates (the exact domain, no kinks when asked).
+template <class T, class Same>
+Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                             const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Same&& same) {
+  gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(loaded))};
+  auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
+    if (!gen::meetsOptions(*candidate.loaded, options)) return false;
+    Verdict verdict = checkCase(property, subject, *candidate.loaded);
+    return !verdict.holds && same(*candidate.loaded, verdict);
+  });
+  Verdict shrunkVerdict = checkCase(property, subject, *small.loaded);
+  return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(shrunkVerdict)};
+}
+
+// Tallies a failing case in a survey: a new kind gets its own shrunk example.
+// The kind (op, difference) already tallied in `run`, counted once more; nullptr when it is new.
+inline FailureKind* knownKind(PropertyRun& run, const std::string& op, const std::string& difference) {
+  for (FailureKind& kind : run.kinds)
+    if (kind.op == op && kind.difference == difference) {
+      ++kind.cases;
+      return &kind;
+    }
+  return nullptr;
+}
+
+template <class T>
+void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const gen::CaseOptions& options, const nlohmann::json& doc, const Case<T>& loaded,
+               const Verdict& verdict) {
+  std::string op = blamedOp(loaded, verdict), difference = differenceOf(verdict);
+  if (knownKind(run, op, difference)) return;
+  auto sameKind = [&](const Case<T>& c, const Verdict& v) { return blamedOp(c, v) == op && differenceOf(v) == difference; };
+  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind)});
+}
+
+template <class T>
+void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+               const gen::CaseOptions& options, gen::CoverageTally* coverage, bool survey, nlohmann::json doc,
+               Result<Case<T>>& loaded) {
+  Verdict verdict = checkLoaded(property, subject, loaded);
+  if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
+  ++run.cases;
+  if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
+  if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
+  for (const auto& [name, measure] : verdict.measures) run.measures[name].widen(measure);
+  if (verdict.holds) return;
+  ++run.failed;
+  if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
+  if (!loaded || !loaded->inputs) {  // nothing to shrink
+    if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
+    if (survey && !knownKind(run, "-", "error"))
+      run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
+    return;
+  }
+  if (survey) {
+    tallyKind(run, property, subject, options, doc, *loaded, verdict);
+    if (!run.failure) run.failure = run.kinds.back().example;
+    return;
+  }
+  run.failure = shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
+                              [](const Case<T>&, const Verdict&) { return true; });
+}
+
+}  // namespace detail
+
+template <class T>
+std::string blamedOp(const Case<T>& c, const Verdict& verdict) {
+  if (verdict.differences.empty()) return "-";
+  const Graph<T>& graph = c.graph;
+  auto labelAt = [&](std::size_t p) {
+    if (p >= graph.positionCount()) return std::string("-");  // a pack longer than the graph
+    return p < graph.inputs.size() ? std::string("input") : ops::nodeLabel(graph.nodeAt(p).op, graph.nodeAt(p).attrs);
+  };
+  if (verdict.quantity == Quantity::forwardValues) return labelAt(verdict.differences.front().position);
+  // A gradient differs first (in reverse order) at its highest position: blame the first node
+  // the reverse pass runs that feeds it, the highest one.
+  const std::size_t p = verdict.differences.back().position;
+  for (std::size_t k = graph.positionCount(); k-- > std::max(p + 1, graph.inputs.size());) {
+    const Node<T>& node = graph.nodeAt(k);
+    if (ops::isDense(node.op) || std::find(node.args.begin(), node.args.end(), p) != node.args.end()) return labelAt(k);
+  }
+  return "seed";
+}
+
+template <class T>
+Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc) {
+  return detail::checkLoaded(property, subject, parseCase<T>(doc.dump()));
+}
+
+template <class T>
+Verdict checkLoadedCase(const NamedProperty<T>& property, const Subject<T>& subject, const Case<T>& loaded) {
+  return detail::checkCase(property, subject, loaded);
+}
+
+template <class T>
+PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
+                          const std::type_identity_t<CaseSource<T>>& source, gen::CoverageTally* coverage, bool survey,
+                          const gen::CaseOptions& options) {
+  PropertyRun run;
+  auto start = std::chrono::steady_clock::now();
+  const bool planned = property.scope == Scope::engine && subject.engine.wantsPlans();
+  const std::size_t chunk = planned ? detail::kPlannedCases : 1;
+  for (std::size_t first = 0; first < cases && (survey || !run.failure); first += chunk) {
+    std::vector<nlohmann::json> docs;
+    std::vector<Result<Case<T>>> loadedCases;
+    for (std::size_t i = first; i < std::min(cases, first + chunk); ++i) {
+      SourcedCase<T> sourced = source(i);
+      docs.push_back(std::move(sourced.doc));
+      if (sourced.loaded) loadedCases.push_back(std::move(*sourced.loaded));
+      else loadedCases.push_back(parseCase<T>(docs.back().dump()));
+      // The conventions checkCase would put on a copy, put on the case once: the plan and the run
+      // then pass the engine the same objects.
+      if (planned && loadedCases.back()) loadedCases.back()->graph.conventions = subject.profile->conventions;
+    }
+    if (planned) detail::planCases(property, subject, loadedCases);
+    for (std::size_t k = 0; k < docs.size() && (survey || !run.failure); ++k)
+      detail::tallyCase(run, property, subject, options, coverage, survey, std::move(docs[k]), loadedCases[k]);
+  }
+  if (planned) subject.engine.plan({});  // what the last chunk did not use
+  run.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+template <class T>
+PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subject, const RunSettings& settings,
+                        gen::CoverageTally* coverage) {
+  const int maxSize = std::clamp(settings.maxSize, 0, 100);
+  const gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
+  return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
+    int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
+    return SourcedCase<T>{gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options), {}};
+  }, coverage, settings.survey, options);
+}
+
+}  // namespace tc::props
