@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -1078,16 +1077,13 @@ TEST(CaseFile, ErrorMessageIsValidUtf8) {
 
 // The 10000-digit limit is checked only after every digit has been accumulated into a big
 // integer, one multiply-add per digit: quadratic time. 100000 digits took about 0.4 s, 400000
-// digits 6 s, so a 4 MB file kept the loader busy for minutes. The bound below is a watchdog, not
-// a measurement: a 4,000,000-digit literal refused in linear time takes milliseconds, in
-// quadratic time hours.
+// digits 6 s, so a 4 MB file kept the loader busy for minutes. A 4,000,000-digit literal refused
+// in linear time takes milliseconds, in quadratic time hours: the test asserts no time (the
+// machine may be busy), and a quadratic reader would not end before ctest's timeout.
 TEST(CaseFile, OverlongNumberIsRejectedQuickly) {
   std::string digits(4000000, '7');
-  auto start = std::chrono::steady_clock::now();
   std::string message = errorOf(oneInput(R"("values": [[")" + digits + R"(", "1"]])"));
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(message.substr(0, 20), "values[0][0]: '77777");
-  EXPECT_LT(seconds, 5.0) << "rejecting a 4,000,000-digit literal took " << seconds << " s";
   // The whole 4 MB literal is not echoed into the one-line message.
   EXPECT_LT(message.size(), 1000u) << "message of " << message.size() << " characters";
 }
