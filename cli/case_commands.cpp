@@ -56,6 +56,36 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
   return chosen;
 }
 
+// In the engine verdict on an IEEE carrier, drops the properties judged on the exact domain when
+// `graph` has an op outside it (every case of the graph is, so they would compare nothing) and,
+// when `say`, prints which and why: the graph is then judged on every value only.
+template <class T>
+void dropExactRowsOutside(std::vector<const props::NamedProperty<T>*>& chosen, const Judging& judging,
+                          const Graph<T>& graph, bool say) {
+  if (!judging.verdict || !std::is_floating_point_v<T>) return;
+  auto ops = spec::checkOpsInExactDomain(graph);
+  if (ops) return;
+  std::vector<std::string_view> dropped;
+  std::erase_if(chosen, [&](const auto* p) {
+    const bool exact = judging.domainOf<T>(p->name) == gen::Domain::exact;
+    if (exact) dropped.push_back(p->name);
+    return exact;
+  });
+  if (say && !dropped.empty())
+    fmt::print("on {}: judged on every value only, as the exact domain cannot hold this graph ({}); left out: {}\n",
+               Carrier<T>::name, ops.error().message, fmt::join(dropped, ", "));
+}
+
+// The properties a command judges on `graph`: those `property` names that apply to it, less those
+// the engine verdict cannot judge on it (dropExactRowsOutside).
+template <class T>
+std::vector<const props::NamedProperty<T>*> judgedProperties(const std::string& property, bool external,
+                                                             const Judging& judging, const Graph<T>& graph) {
+  auto chosen = chosenProperties<T>(property, external, judging.listedDomain(), &graph);
+  dropExactRowsOutside<T>(chosen, judging, graph, false);
+  return chosen;
+}
+
 // Says which of the properties `property` names on T a graph leaves out, having no node they compare
 // (`applying`: chosenProperties on the graph), and what each needs.
 template <class T>
@@ -84,13 +114,14 @@ double runsOf(const std::vector<const props::NamedProperty<T>*>& chosen, std::st
 // dense order that a built-in engine running it is asked for.
 template <class T>
 void addPropertyCosts(PassCounts& passes, double draws, const std::vector<const props::NamedProperty<T>*>& chosen,
-                      const EngineSource& engine, const Graph<T>& graph, gen::Domain domain) {
+                      const EngineSource& engine, const Graph<T>& graph, const Judging& judging) {
   const std::size_t positions = graph.positionCount();
   std::size_t readLists = 0;  // the index lists some node reads
   for (const auto& [key, entries] : graph.schema.indices) readLists += !props::indices::readersOf(graph, key).empty();
   passes.exactReferenceRuns += draws * runsOf(chosen, "exact_reference");
   for (const auto* p : chosen) {
-    if (std::is_floating_point_v<T> && domain == gen::Domain::exact && p->scope == props::Scope::engine)
+    if (std::is_floating_point_v<T> && judging.domainOf<T>(p->name) == gen::Domain::exact &&
+        p->scope == props::Scope::engine)
       passes.exactnessChecks += draws;
     passes.documentRoundTrips += draws * documentRoundTrips(p->name, readLists);
     if (engine.external()) passes.exchangedValues += draws * exchangedPacks(p->name, positions);
@@ -120,15 +151,16 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   // The properties that apply to the graph; a property named runs even where it does not (a saved
   // failure's replay says why it compares nothing).
   auto choose = [&](const Graph<T>& graph) {
-    auto chosen = chosenProperties<T>(property, source.external(), judging.domain, &graph);
+    auto chosen = judgedProperties<T>(property, source.external(), judging, graph);
     if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
     return chosen;
   };
   auto loaded = loadCase<T>(input, [&](const Case<T>& c) {
     const auto chosen = choose(c.graph);
     const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
-    PassCounts passes = withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domain);
-    addPropertyCosts(passes, 1, chosen, source, c.graph, judging.domain);
+    PassCounts passes =
+        withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domainOf<T>("accuracy"));
+    addPropertyCosts(passes, 1, chosen, source, c.graph, judging);
     if (const double reader = runsOf(chosen, "literal_reader"); reader > 0 && c.inputs)
       passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), reader, 0);
     return budgetGate<T>(passes, budget)(c);
@@ -137,14 +169,19 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
   const auto chosen = choose(loaded->graph);
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
-  props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile,
-                                    judging.domain == gen::Domain::exact};
-  fmt::print("replay {} on {} with engine {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
+  fmt::print("replay {} on {} with engine {}, {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
+             judging.verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging.domain)),
              props::policyName(judging.policy));
-  if (property == "all") printLeftOut<T>(property, source.external(), judging.domain, chosen);
+  if (property == "all") {
+    auto applying = chosenProperties<T>(property, source.external(), judging.listedDomain(), &loaded->graph);
+    printLeftOut<T>(property, source.external(), judging.listedDomain(), applying);
+    dropExactRowsOutside<T>(applying, judging, loaded->graph, true);
+  }
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
+    props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile,
+                                      judging.domainOf<T>(p->name) == gen::Domain::exact};
     props::Verdict verdict = props::checkLoadedCase(*p, subject, *loaded);
     std::string result = !verdict.holds                ? "FAIL: " + verdict.why
                          : !verdict.unsupported.empty() ? "not run (the engine does not support op " + verdict.unsupported + ")"
@@ -167,12 +204,13 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
              const EngineSource& engines, const Judging& judging, std::uint64_t seed, std::vector<RunRow>& rows) {
   const bool ownValues = loaded.inputs.has_value();
   const Engine<T>& engine = engines.engine<T>();
-  props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile, judging.domain == gen::Domain::exact};
-  const gen::Domain domain = judging.domain;
-  const auto applying = chosenProperties<T>(options.property, engines.external(), domain, &loaded.graph);
-  printLeftOut<T>(options.property, engines.external(), domain, applying);
+  auto applying = chosenProperties<T>(options.property, engines.external(), judging.listedDomain(), &loaded.graph);
+  if (!options.quiet) printLeftOut<T>(options.property, engines.external(), judging.listedDomain(), applying);
+  dropExactRowsOutside<T>(applying, judging, loaded.graph, !options.quiet);
   for (const auto* chosen : applying) {
     const auto& p = *chosen;
+    const gen::Domain domain = judging.domainOf<T>(p.name);
+    props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile, domain == gen::Domain::exact};
     props::CaseSource<T> source = [&](std::size_t i) {
       if (ownValues && i == 0) return props::SourcedCase<T>{input.doc, loaded};
       const std::size_t draw = i - (ownValues ? 1 : 0);
@@ -186,15 +224,16 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
     RunRow row{std::string(p.name), std::string(Carrier<T>::name),
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
                {}, {}, {}, {}};
+    row.domain = std::string(gen::domainName(domain));
+    row.domainShown = judging.verdict;
+    const JudgedBy judged{judging, row.domain, options.profileFile};
     if (options.survey)
-      saveSurveyKinds<T>(row, engines, seed, options.saveDir);
+      saveSurveyKinds<T>(row, engines, seed, options.saveDir, judged);
     else if (row.run.failure)
-      reportFailure<T>(row, program, engines, seed, options.saveDir,
-                       fmt::format("{} check {} --property {} --carrier {} {}{} --domain {} --policy {} "
-                                   "--seed {} --cases {}",
-                                   program.name, input.path, p.name, Carrier<T>::name, engines.flags(),
-                                   options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
-                                   props::policyName(judging.policy), seed, options.cases));
+      reportFailure<T>(row, program, engines, seed, options.saveDir, judged,
+                       fmt::format("{} check {} --property {} --carrier {} {}{} --seed {} --cases {}", program.name,
+                                   shellWord(input.path), p.name, Carrier<T>::name, engines.flags(), judged.flags(), seed,
+                                   options.cases));
     rows.push_back(std::move(row));
   }
 }
@@ -213,13 +252,14 @@ struct CheckFit {
 // budget was shared.
 template <class T>
 CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, const std::string& share,
-                      const EngineSource& engine, gen::Domain domain, CheckFit& fit) {
-  return [=, &options, &engine, &fit](const Case<T>& c) -> Result<void> {
-    // An op the exact domain lacks puts every case of the graph outside it, where the engine is judged on none.
+                      const EngineSource& engine, const Judging& judging, CheckFit& fit) {
+  return [=, &options, &engine, &judging, &fit](const Case<T>& c) -> Result<void> {
+    // An op the exact domain lacks puts every case of the graph outside it, where the engine is judged
+    // on none (the engine verdict judges such a graph on every value only: dropExactRowsOutside).
     if constexpr (std::is_floating_point_v<T>)
-      if (domain == gen::Domain::exact)
+      if (!judging.verdict && judging.domain == gen::Domain::exact)
         if (auto ops = spec::checkOpsInExactDomain(c.graph); !ops) return ops;
-    const auto chosen = chosenProperties<T>(options.property, engine.external(), domain, &c.graph);
+    const auto chosen = judgedProperties<T>(options.property, engine.external(), judging, c.graph);
     const double properties = static_cast<double>(chosen.size());
     const double accuracy = runsOf(chosen, "accuracy");
     const double reader = runsOf(chosen, "literal_reader");
@@ -234,8 +274,8 @@ CaseGate<T> checkGate(const CheckOptions& options, const BudgetOptions& budget, 
     auto passesFor = [&](std::size_t n) {
       const double draws = static_cast<double>(n + (c.inputs ? 1 : 0));
       PassCounts passes = withAccuracyRuns(propertyPasses(draws * properties, 0), accuracy * (c.inputs ? 1 : 0),
-                                           accuracy * static_cast<double>(n), domain);
-      addPropertyCosts(passes, draws, chosen, engine, c.graph, domain);
+                                           accuracy * static_cast<double>(n), judging.domainOf<T>("accuracy"));
+      addPropertyCosts(passes, draws, chosen, engine, c.graph, judging);
       passes.fixedWork = literalReaderWork(c.graph, ownDistinct, reader, reader * static_cast<double>(n));
       return passes;
     };
@@ -348,8 +388,12 @@ int replayCase(const ReplayOptions& options, const Program& program) {
                                     options.engineTimeout, options.isolate},
                                    program.engines);
   if (!source) return report(kUsage, "replay: " + source.error().message);
-  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
+  // Judged as the failure was (its recorded domain, policy and profile), unless told otherwise.
+  const std::string domain = !options.domain.empty() ? options.domain : input->domain;
+  auto judging = readJudging(options.policy.empty() ? input->policy : options.policy, domain.empty() ? "default" : domain,
+                             options.profileFile, (*source)->hello(), &input->profile);
   if (!judging) return report(kUsage, "replay: " + judging.error().message);
+  judging->verdict = domain.empty() && (*source)->external() && !options.survey;
   if (!judging->profile.supportsCarrier(*carrier) || !(*source)->runsOn(*carrier))
     return report(kUsage, fmt::format("replay: engine {} does not run on carrier {}", (*source)->description(), *carrier));
   return withCarrier(*carrier,
@@ -367,15 +411,19 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   auto source =
       EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "check: " + source.error().message);
-  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
+  auto judging = readJudging(options.policy, options.domain.empty() ? "default" : options.domain, options.profileFile,
+                             (*source)->hello());
   if (!judging) return report(kUsage, "check: " + judging.error().message);
+  judging->verdict = options.domain.empty() && (*source)->external() && !options.survey;
   if (options.cases == 0 && !(input->doc.is_object() && input->doc.contains("values")))
     return report(kUsage, "check: nothing to check: " + options.file + " gives no input values and --cases is 0");
   std::uint64_t seed = options.seed.value_or(clockSeed());
-  fmt::print("{} check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
-             "domain {}, policy {}{}\n",
-             program.name, options.file, options.cases, seed, (*source)->description(), options.domain, props::policyName(judging->policy),
-             options.survey ? ", survey" : "");
+  if (!options.quiet)
+    fmt::print("{} check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
+             "{}, policy {}{}\n",
+             program.name, options.file, options.cases, seed, (*source)->description(),
+             judging->verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging->domain)),
+             props::policyName(judging->policy), options.survey ? ", survey" : "");
   std::vector<std::string> carriers;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
@@ -396,10 +444,10 @@ int checkGraph(const CheckOptions& options, const Program& program) {
         sharing > 1 ? fmt::format(" (this carrier's share: 1/{} of what is left of --max-work)", sharing) : "";
     withCarrier(carrier, [&]<class T>() {
       CheckFit fit;
-      auto loaded = loadCase<T>(*input, checkGate<T>(options, budget, share, **source, judging->domain, fit));
+      auto loaded = loadCase<T>(*input, checkGate<T>(options, budget, share, **source, *judging, fit));
       if (loaded) {
         workLeft = std::max(0.0, workLeft - fit.work);
-        if (fit.cases < options.cases)
+        if (fit.cases < options.cases && !options.quiet)
           fmt::print("on {}: {} of {} random draws, as many as {} allows (--max-work raises it; --cases {} insists)\n",
                      carrier, fit.cases, options.cases,
                      sharing > 1 ? fmt::format("its share of the budget (1/{} of what is left)", sharing) : "the budget",
@@ -418,11 +466,11 @@ int checkGraph(const CheckOptions& options, const Program& program) {
     return report(kUsage, firstError.empty()
                               ? fmt::format("check: {} does not apply to the chosen carriers and this graph's ops", *property)
                               : "check: not checked on any chosen carrier; " + firstError);
-  fmt::print("{}", formatTable(rows));
+  if (!options.quiet) fmt::print("{}", formatTable(rows));
   if (options.survey) fmt::print("{}", formatSurvey(rows));
   std::size_t failed = 0, total = 0;
   for (const RunRow& row : rows) failed += !row.run.passed(), total += row.run.cases;
-  fmt::print("\n{} properties x carriers, {} cases, seed {}: {}\n", rows.size(), total, seed,
+  fmt::print("{}{} properties x carriers, {} cases, seed {}: {}\n", options.quiet ? "" : "\n", rows.size(), total, seed,
              failed ? fmt::format("{} FAILED", failed) : std::string("all passed"));
   if (reportSaveErrors(rows)) return kUsage;
   return failed ? kFailed : kSuccess;

@@ -21,7 +21,7 @@ struct ReplayOptions {
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
   std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
-  std::string domain = "default";  //!< exact: exact_reference joins "all"
+  std::string domain;  //!< default or exact; empty: the saved failure's, else as `check` chooses
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
   std::string profileFile;         //!< the engine's profile as JSON; empty: the `spec` profile
   bool full = false;               //!< list every value (else a position of many is abbreviated)
@@ -41,12 +41,14 @@ struct CheckOptions {
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
   std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
-  std::string domain = "default";  //!< exact: dyadic random draws, and exact_reference joins the properties
+  std::string domain;  //!< default or exact (dyadic draws, and exact_reference joins); empty: the engine
+                       //!< verdict for an engine not tapecheck's own (each property in its own domain), else default
   bool survey = false;          //!< tally every failure by kind instead of stopping at the first
   std::string profileFile;      //!< the engine's profile as JSON; empty: the `spec` profile
   std::optional<std::uint64_t> seed;
   std::string saveDir = "tapecheck-failures";
   BudgetOptions budget;
+  bool quiet = false;  //!< print only failures, the carriers not checked and the summary line
 };
 
 //! Runs every applicable property on the graph: with the file's values and seeds when it has

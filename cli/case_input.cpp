@@ -37,15 +37,19 @@ Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& boun
   if (!text) return std::unexpected(text.error());
   auto doc = parseJsonDocument(*text, bound);
   if (!doc) return fail(path + ": " + doc.error().message);
-  CaseInput input{path, std::move(*doc), {}, {}, {}, {}, {}};
+  CaseInput input{path, std::move(*doc), {}, {}, {}, {}, {}, {}, {}, {}};
   if (!input.doc.is_object() || !input.doc.contains("failure")) return input;
   const nlohmann::json& failure = input.doc["failure"];
   if (!failure.is_object()) return fail(path + ": failure: must be an object");
   for (auto [key, field] : {std::pair{"property", &input.property}, {"carrier", &input.carrier}, {"engine", &input.engine},
-                            {"engine_cmd", &input.engineCommand}}) {
+                            {"engine_cmd", &input.engineCommand}, {"domain", &input.domain}, {"policy", &input.policy}}) {
     if (!failure.contains(key)) continue;
     if (!failure[key].is_string()) return fail(fmt::format("{}: failure.{}: must be a string", path, key));
     *field = failure[key].get<std::string>();
+  }
+  if (failure.contains("profile")) {
+    if (!failure["profile"].is_object()) return fail(path + ": failure.profile: must be an object");
+    input.profile = failure["profile"];
   }
   auto positions = blamedPositionsOf(failure);
   if (!positions) return fail(path + ": " + positions.error().message);
@@ -67,12 +71,17 @@ Result<EngineProfile> readProfile(const std::string& path) {
 }  // namespace
 
 Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile,
-                            const process::Hello* hello) {
+                            const process::Hello* hello, const nlohmann::json* recorded) {
   if (policy.empty()) policy = hello && hello->policy ? props::policyName(*hello->policy) : "bits";
   auto parsedPolicy = props::parsePolicy(policy);
   if (!parsedPolicy) return fail(fmt::format("no policy named {}; the policies are: bits, values", quote(policy)));
   auto parsedDomain = gen::parseDomain(domain);
   if (!parsedDomain) return fail(fmt::format("no domain named {}; the domains are: default, exact", quote(domain)));
+  if (profileFile.empty() && recorded && !recorded->is_null()) {
+    auto profile = profileFromJson(*recorded);
+    if (!profile) return fail("the failure's recorded profile: " + profile.error().message);
+    return Judging{*parsedPolicy, *parsedDomain, std::move(*profile)};
+  }
   if (profileFile.empty() && hello) return Judging{*parsedPolicy, *parsedDomain, hello->profile};
   auto profile = readProfile(profileFile);
   if (!profile) return fail("--profile: " + profile.error().message);

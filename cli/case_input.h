@@ -13,6 +13,7 @@
 #include "generators/generate.h"
 #include "properties/compare.h"
 #include "properties/engines/profile.h"
+#include "properties/runner/all.h"
 
 namespace tc::cli {
 
@@ -23,6 +24,8 @@ struct CaseInput {
   std::string property, carrier, engine;
   std::string engineCommand;  //!< "engine_cmd": the command of an engine in another process
   std::set<std::size_t> positions;  //!< "positions": where the saved failure was blamed
+  std::string domain, policy;       //!< how the failure was judged ("domain", "policy"); empty when not recorded
+  nlohmann::json profile;           //!< the engine's profile it was judged under ("profile"); null when not recorded
 };
 
 //! Reads and parses the file (bounded nesting, and memory within `bound`); errors name the path and
@@ -42,13 +45,27 @@ struct Judging {
   props::Policy policy;
   gen::Domain domain;
   EngineProfile profile;
+  //! The engine verdict (docs/semantics.md §3.9): each property judged in the domain
+  //! props::verdictDomainOf gives it, not in `domain`. Set for an engine not tapecheck's own when no
+  //! --domain is given.
+  bool verdict = false;
+
+  //! The domain `property`'s cases come from on carrier T.
+  template <class T>
+  gen::Domain domainOf(std::string_view property) const {
+    return verdict ? props::verdictDomainOf<T>(property) : domain;
+  }
+  //! The domain whose properties are listed (props::propertiesFor): the engine verdict lists the
+  //! exact domain's, which hold every property.
+  gen::Domain listedDomain() const { return verdict ? gen::Domain::exact : domain; }
 };
 
 //! The --policy and --domain names and the --profile file read; errors name the option and why (a
 //! profile's also the path and the key). Without --profile, the profile an engine process announced
 //! in its `hello`, else `spec`; without --policy, its announced policy, else bits.
+//! A saved failure's recorded profile (`recorded`, when not null) comes before the hello.
 Result<Judging> readJudging(std::string_view policy, std::string_view domain, const std::string& profileFile,
-                            const process::Hello* hello = nullptr);
+                            const process::Hello* hello = nullptr, const nlohmann::json* recorded = nullptr);
 
 //! The option if given, else the file's, else the fallback; errors when the choice is not
 //! one of `allowed`.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -60,6 +62,13 @@ std::string shellQuote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+std::string shellWord(const std::string& text) {
+  const bool plain = !text.empty() && std::ranges::all_of(text, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=@%+,-").find(c) != std::string_view::npos;
+  });
+  return plain ? text : shellQuote(text);
 }
 
 Result<std::unique_ptr<EngineSource>> EngineSource::open(const EngineChoice& choice, const EngineCatalog& catalog) {

@@ -89,5 +89,8 @@ struct Program {
 
 //! A command quoted for a POSIX shell, so a printed command line can be pasted back.
 std::string shellQuote(const std::string& text);
+//! `text` as one word of a printed command line: as it is when no shell would change it (letters,
+//! digits and _./:=@%+,-), else shellQuote'd.
+std::string shellWord(const std::string& text);
 
 }  // namespace tc::cli

@@ -59,7 +59,8 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
       ->check(CLI::IsMember({"bits", "values"}));
   command->add_option("--domain", domain,
                       "default: every value; exact: IEEE cases proven exact in every evaluation order, plus "
-                      "the exact_reference property")
+                      "the exact_reference property (default: for an engine not tapecheck's own, the engine verdict, "
+                      "each property in its own domain; else default)")
       ->check(CLI::IsMember({"default", "exact"}));
 }
 
@@ -185,6 +186,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate);
   addSurvey(checkCommand, check.survey);
   addBudgetOptions(checkCommand, check.budget);
+  checkCommand->add_flag("--quiet", check.quiet, "print only failures, carriers not checked and the summary line");
 
   ShowOptions show;
   auto* showCommand = app.add_subcommand("show", "Print a case file as a listing, or as a Graphviz picture");

@@ -79,23 +79,33 @@ class Progress {
   bool enabled_;
 };
 
-//! The rows of a run, in order: (carrier, property) for every property that applies, on the
+//! One row of a run: a property on a carrier, its cases drawn from `domain`.
+struct PlannedRow {
+  std::string carrier, property;
+  gen::Domain domain;
+};
+
+//! The rows of a run, in order: (carrier, property, domain) for every property that applies, on the
 //! carriers the profile supports; for an engine in another process, only the engine-scoped ones
-//! (the others check tapecheck's own runtime).
-std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& options, const Judging& judging,
-                                                             const EngineSource& source) {
+//! (the others check tapecheck's own runtime). In the engine verdict each property is judged in the
+//! domain verdictDomainOf gives it (an IEEE carrier's exact-domain rows first, then those on every
+//! value); otherwise every row in the run's domain.
+std::vector<PlannedRow> plannedRows(const RunOptions& options, const Judging& judging, const EngineSource& source) {
   const bool engineScopedOnly = source.external();
-  std::vector<std::pair<std::string, std::string>> rows;
+  std::vector<PlannedRow> rows;
   for (const std::string& carrier : kCarrierNames) {
     if (options.carrier != "all" && options.carrier != carrier) continue;
     if (!judging.profile.supportsCarrier(carrier) || !source.runsOn(carrier)) continue;
     withCarrier(carrier, [&]<class T>() {
       const std::vector<OpKind> drawn = judging.profile.opsOn(carrier).value_or(ops::opsSupportedBy<T>());
-      for (const auto& property : props::propertiesFor<T>(judging.domain))
+      std::vector<PlannedRow> onCarrier;
+      for (const auto& property : props::propertiesFor<T>(judging.listedDomain()))
         if (options.property == property.name ||
             (options.property == "all" && !(engineScopedOnly && property.scope == props::Scope::runtime) &&
              props::appliesToOps(property, drawn)))
-          rows.emplace_back(carrier, property.name);
+          onCarrier.push_back({carrier, std::string(property.name), judging.domainOf<T>(property.name)});
+      std::ranges::stable_partition(onCarrier, [](const PlannedRow& r) { return r.domain == gen::Domain::exact; });
+      rows.insert(rows.end(), onCarrier.begin(), onCarrier.end());
       return 0;
     });
   }
@@ -103,22 +113,23 @@ std::vector<std::pair<std::string, std::string>> plannedRows(const RunOptions& o
 }
 
 template <class T>
-void runRow(const std::string& property, const RunOptions& options, const Program& program, const EngineSource& source,
+void runRow(const PlannedRow& planned, const RunOptions& options, const Program& program, const EngineSource& source,
             const Judging& judging, RunReport& report, CarrierCoverage& coverage) {
+  const std::string& property = planned.property;
   const Engine<T>& engine = source.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
-  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, judging.domain};
+  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, planned.domain};
   RunRow row{property, std::string(Carrier<T>::name),
              props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}, {}};
+  row.domain = std::string(gen::domainName(planned.domain));
+  const JudgedBy judged{judging, row.domain, options.profileFile};
   if (options.survey)
-    saveSurveyKinds<T>(row, source, report.seed, options.saveDir);
+    saveSurveyKinds<T>(row, source, report.seed, options.saveDir, judged);
   else if (row.run.failure)
-    reportFailure<T>(row, program, source, report.seed, options.saveDir,
-                     fmt::format("{} run --property {} --carrier {} {}{} --domain {} --policy {} --seed {} "
-                                 "--cases {} --max-size {}",
-                                 program.name, property, Carrier<T>::name, source.flags(),
-                                 options.profileFile.empty() ? "" : " --profile " + options.profileFile, options.domain,
-                                 props::policyName(judging.policy), report.seed, options.cases, options.maxSize));
+    reportFailure<T>(row, program, source, report.seed, options.saveDir, judged,
+                     fmt::format("{} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}",
+                                 program.name, property, Carrier<T>::name, source.flags(), judged.flags(), report.seed,
+                                 options.cases, options.maxSize));
   report.rows.push_back(std::move(row));
 }
 
@@ -137,10 +148,13 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
   std::vector<std::string> categories;
   std::map<std::string, double> floorOf;
   for (const auto& c : coverage) {
-    for (const auto& floor : c.floors)
-      if (!floorOf.count(floor.tag)) categories.push_back(floor.tag), floorOf[floor.tag] = floor.minShare;
+    auto listed = [&](const std::string& tag) { return std::ranges::find(categories, tag) != categories.end(); };
+    for (const auto& floor : c.floors) {
+      if (!listed(floor.tag)) categories.push_back(floor.tag);
+      if (!floorOf.count(floor.tag)) floorOf[floor.tag] = floor.minShare;
+    }
     for (const auto& [tag, count] : c.tally.counts())
-      if (std::find(categories.begin(), categories.end(), tag) == categories.end()) categories.push_back(tag);
+      if (!listed(tag)) categories.push_back(tag);
   }
   std::string out = fmt::format("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<24}",
                                 gen::kMinCasesForFloors, "category");
@@ -149,9 +163,10 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
   for (const std::string& tag : categories) {
     out += fmt::format("{:<24}", tag);
     for (const auto& c : coverage) {
-      bool applies = std::any_of(c.floors.begin(), c.floors.end(), [&](const auto& f) { return f.tag == tag; });
+      auto own = std::ranges::find_if(c.floors, [&](const auto& f) { return f.tag == tag; });
+      const bool applies = own != c.floors.end();
       double share = 100.0 * c.tally.count(tag) / c.tally.cases();
-      bool below = applies && c.tally.cases() >= gen::kMinCasesForFloors && share < 100 * floorOf[tag];
+      bool below = applies && c.tally.cases() >= gen::kMinCasesForFloors && share < 100 * own->minShare;
       out += fmt::format(" {:>13}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-");
     }
     out += fmt::format(" {:>7}\n", floorOf.count(tag) ? fmt::format("{:g}%", 100 * floorOf[tag]) : "");
@@ -162,6 +177,10 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
                          gen::kMinCasesForFloors);
   return out;
 }
+
+// What the header says the engine verdict judges (docs/semantics.md §3.9).
+constexpr std::string_view kVerdictHeading =
+    "the engine verdict (rows marked (exact) on the exact domain, the others on every value)";
 
 }  // namespace
 
@@ -176,48 +195,55 @@ int runProperties(const RunOptions& options, const Program& program) {
   auto source =
       EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
   if (!source) return report(kUsage, "run: " + source.error().message);
-  auto judging = readJudging(options.policy, options.domain, options.profileFile, (*source)->hello());
+  auto judging = readJudging(options.policy, options.domain.empty() ? "default" : options.domain, options.profileFile,
+                             (*source)->hello());
   if (!judging) return report(kUsage, "run: " + judging.error().message);
   const EngineProfile& profile = judging->profile;
+  // The engine verdict: an engine not tapecheck's own, judged where it can be (no --domain; a survey
+  // tallies conventions on the default domain).
+  judging->verdict = options.domain.empty() && (*source)->external() && !options.survey;
+  const bool verdict = judging->verdict;
   auto planned = plannedRows(options, *judging, **source);
   if (planned.empty())
     return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
                                       profile.carriers.empty() ? "" : " among the profile's carriers"));
 
-
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.maxSize = options.maxSize;
   result.engine = (*source)->command().empty() ? (*source)->name() : (*source)->command();
-  result.policy = props::policyName(judging->policy), result.survey = options.survey, result.domain = options.domain;
+  result.policy = props::policyName(judging->policy), result.survey = options.survey;
+  result.domain = verdict ? "engine verdict" : options.domain.empty() ? "default" : options.domain;
   result.profile = profileToJson(profile);
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
   if (!options.quiet)
-    fmt::print("{} run: {} cases per property, seed {}, engine {}{}, domain {}, policy {}{}, max size {}{}\n",
+    fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}\n",
                program.name, options.cases, result.seed, (*source)->description(),
-               options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name), options.domain,
-               result.policy,
-               options.survey ? ", survey" : "", options.maxSize,
+               options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name),
+               verdict ? std::string(kVerdictHeading) : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
+               options.maxSize,
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
   Progress progress(mine, !options.quiet);
   auto start = std::chrono::steady_clock::now();
   for (std::size_t r = 0; r < planned.size(); ++r) {
     if (!shard->runs(r)) continue;
-    const auto& [carrier, property] = planned[r];
-    if (result.coverage.empty() || result.coverage.back().carrier != carrier)
-      withCarrier(carrier, [&]<class T>() {
-        result.coverage.push_back(
-            {carrier, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(profile, judging->domain))});
+    const PlannedRow& row = planned[r];
+    // Coverage per carrier, and in the engine verdict per domain too (the exact domain's floors differ).
+    const std::string label = verdict && row.domain == gen::Domain::exact ? row.carrier + " (exact)" : row.carrier;
+    if (result.coverage.empty() || result.coverage.back().carrier != label)
+      withCarrier(row.carrier, [&]<class T>() {
+        result.coverage.push_back({label, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(profile, row.domain))});
         return 0;
       });
-    withCarrier(carrier, [&]<class T>() {
-      runRow<T>(property, options, program, **source, *judging, result, result.coverage.back());
+    withCarrier(row.carrier, [&]<class T>() {
+      runRow<T>(row, options, program, **source, *judging, result, result.coverage.back());
       return 0;
     });
-    progress.step(property + " " + carrier);
+    if (verdict) result.rows.back().domainShown = true;
+    progress.step(row.property + " " + row.carrier);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& c : result.coverage)
@@ -229,10 +255,10 @@ int runProperties(const RunOptions& options, const Program& program) {
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
   std::size_t total = 0, failed = 0;
   for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed();
-  std::string verdict = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
-  if (!result.coverageShortfalls.empty()) verdict += ", coverage below floor";
+  std::string outcome = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
+  if (!result.coverageShortfalls.empty()) outcome += ", coverage below floor";
   fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,
-             result.seconds, total / std::max(result.seconds, 1e-9), result.seed, verdict);
+             result.seconds, total / std::max(result.seconds, 1e-9), result.seed, outcome);
   std::size_t errors = reportSaveErrors(result.rows);
   if (!options.jsonFile.empty())
     if (auto written = writeWhole(options.jsonFile, runReportJson(result)); !written)

@@ -18,7 +18,8 @@ struct RunOptions {
   double engineTimeout = 10;           //!< seconds to wait for each of its answers
   std::optional<bool> isolate;         //!< --isolate/--no-isolate (cli/engine_choice.h)
   std::string policy;                  //!< bits or values; empty: the engine's announced policy, else bits
-  std::string domain = "default";      //!< which cases are generated: default or exact
+  std::string domain;                  //!< default or exact for every row; empty: the engine verdict for an engine
+                                       //!< not tapecheck's own (each property in its own domain), else default
   std::string profileFile;             //!< the engine's profile as JSON; empty: the `spec` profile
   bool survey = false;                //!< tally every failure by kind instead of stopping at the first
   std::string saveDir = "tapecheck-failures";

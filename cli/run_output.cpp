@@ -33,15 +33,15 @@ std::string formatTable(const std::vector<RunRow>& rows) {
   std::string out = fmt::format("\n{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10}\n", "property", "carrier", "cases",
                                 "compared", "skipped", "unsupp.", "result", "time ms");
   for (const RunRow& r : rows)
-    out += fmt::format("{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10.1f}\n", r.property, r.carrier, r.run.cases,
+    out += fmt::format("{:<42} {:<14} {:>6} {:>8} {:>7} {:>7} {:>6} {:>10.1f}\n", r.property, r.carrierLabel(), r.run.cases,
                        r.run.compared(), r.run.skipped, r.run.unsupported, r.run.passed() ? "pass" : "FAIL", r.run.ms);
   for (const RunRow& r : rows)
     if (std::string empty = r.run.nothingCompared(); !empty.empty())
-      out += fmt::format("{} on {}: {}\n", r.property, r.carrier, empty);
+      out += fmt::format("{} on {}: {}\n", r.property, r.carrierLabel(), empty);
     else if (std::string partly = r.run.partlyCompared(); !partly.empty())
-      out += fmt::format("{} on {}: {}\n", r.property, r.carrier, partly);
+      out += fmt::format("{} on {}: {}\n", r.property, r.carrierLabel(), partly);
   for (const RunRow& r : rows)
-    if (!r.run.measures.empty()) out += fmt::format("{} on {}, per op the worst ulp distance (and the largest share of its budget used, at any element): {}\n", r.property, r.carrier, formatMeasures(r.run.measures));
+    if (!r.run.measures.empty()) out += fmt::format("{} on {}, per op the worst ulp distance (and the largest share of its budget used, at any element): {}\n", r.property, r.carrierLabel(), formatMeasures(r.run.measures));
   return out;
 }
 

@@ -11,8 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/case_input.h"
 #include "cli/engine_choice.h"
 #include "cli/run_report.h"
+#include "properties/engines/profile_json.h"
 #include "core/carriers/carrier.h"
 #include "core/io/document_format.h"
 #include "properties/runner/report.h"
@@ -36,16 +38,35 @@ Result<void> saveCounterexample(const std::string& file, nlohmann::json doc, con
 //! Prints each row's save error on stderr (after the verdicts, which stand); returns how many.
 std::size_t reportSaveErrors(const std::vector<RunRow>& rows);
 
+//! How a row was judged, as a saved failure records it and a printed command line repeats it: the
+//! policy, the domain its cases came from, the engine's profile and the --profile file it was read
+//! from (empty: announced by the engine, or `spec`).
+struct JudgedBy {
+  const Judging& judging;
+  std::string domain;  //!< "default" or "exact"
+  std::string profileFile;
+
+  //! " --domain exact --policy bits", with " --profile FILE" when one was given.
+  std::string flags() const {
+    return fmt::format(" --domain {} --policy {}{}", domain, props::policyName(judging.policy),
+                       profileFile.empty() ? "" : " --profile " + shellWord(profileFile));
+  }
+};
+
 //! The failure object of a saved case: the property, carrier and engine (with the command of an
-//! engine in another process, which replay needs given again: a file never runs a command), why
-//! it failed and the positions it blames (which show --dot fills red).
+//! engine in another process, which replay needs given again: a file never runs a command), how it
+//! was judged (domain, policy, the engine's profile: replay judges it the same way unless told
+//! otherwise), why it failed and the positions it blames (which show --dot fills red).
 template <class T>
 nlohmann::json failureObject(const std::string& property, const EngineSource& source, std::uint64_t seed,
-                             const props::Verdict& verdict) {
+                             const props::Verdict& verdict, const JudgedBy& judged) {
   nlohmann::json failure{{"property", property},
                          {"carrier", Carrier<T>::name},
                          {"engine", source.name()},
                          {"seed", seed},
+                         {"domain", judged.domain},
+                         {"policy", props::policyName(judged.judging.policy)},
+                         {"profile", profileToJson(judged.judging.profile)},
                          {"why", verdict.why},
                          {"positions", props::blamedPositions(verdict)}};
   if (!source.command().empty()) failure["engine_cmd"] = source.command();
@@ -56,7 +77,7 @@ nlohmann::json failureObject(const std::string& property, const EngineSource& so
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
 template <class T>
 void reportFailure(RunRow& row, const Program& program, const EngineSource& source, std::uint64_t seed,
-                   const std::string& saveDir, const std::string& rerun) {
+                   const std::string& saveDir, const JudgedBy& judged, const std::string& rerun) {
   const std::string_view engine = source.name();
   const props::Counterexample& failure = *row.run.failure;
   const std::string_view carrier = Carrier<T>::name;
@@ -65,10 +86,11 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
              carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (auto saved = saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict))) {
+  if (auto saved =
+          saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict, judged))) {
     row.savedFile = file;
-    fmt::print("saved: {}\nreplay: {} replay {}{}\n", file, program.name, file,
-               source.command().empty() ? "" : " " + source.flags());
+    fmt::print("saved: {}\nreplay: {} replay {}{}{}\n", file, program.name, file,
+               source.command().empty() ? "" : " " + source.flags(), judged.flags());
   } else {
     fmt::print("not saved: {}\n", saved.error().message);
     row.saveErrors.push_back(saved.error().message);
@@ -78,11 +100,12 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
 
 // Saves the example of each kind a survey found as "<dir>/<property>-<carrier>-<seed>-<k>.json".
 template <class T>
-void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir) {
+void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir,
+                     const JudgedBy& judged) {
   for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
     const props::FailureKind& kind = row.run.kinds[k];
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
-    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict);
+    nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict, judged);
     failure["op"] = kind.op, failure["difference"] = kind.difference;
     auto saved = saveCounterexample(file, kind.example.shrunk, failure);
     row.kindFiles.push_back(saved ? file : "(not saved)");

@@ -37,7 +37,7 @@ std::string runReportJson(const RunReport& report) {
   for (const RunRow& row : report.rows) {
     json entry{{"property", row.property},
                {"carrier", row.carrier},
-               {"domain", report.domain},
+               {"domain", row.domain},
                {"policy", report.policy},
                {"cases", row.run.cases},
                {"compared", row.run.compared()},
@@ -116,8 +116,9 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
   for (const RunRow& row : report.rows) {
     out += fmt::format("    <testcase classname=\"tapecheck.{}\" name=\"{}\" time=\"{:.4f}\"", xmlEscaped(row.carrier),
                        xmlEscaped(row.property), row.run.ms / 1000);
-    std::string counts = fmt::format("{} cases, {} compared, {} skipped, {} unsupported, policy {}", row.run.cases,
-                                     row.run.compared(), row.run.skipped, row.run.unsupported, report.policy);
+    std::string counts = fmt::format("{} cases, {} compared, {} skipped, {} unsupported, domain {}, policy {}",
+                                     row.run.cases, row.run.compared(), row.run.skipped, row.run.unsupported, row.domain,
+                                     report.policy);
     if (row.run.passed()) {
       out += fmt::format("><system-out>{}</system-out></testcase>\n", counts);
       continue;

@@ -12,13 +12,21 @@ namespace tc::cli {
 
 //! One property on one carrier: its run, and for a failure the saved file and the listing; in a
 //! survey the saved example of each kind of failure, in the order of run.kinds; why a
-//! counterexample could not be saved (the run then ends with exit status 2).
+//! counterexample could not be saved (the run then ends with exit status 2). `domain` is where its
+//! cases came from ("default" or "exact"); `domainShown` when the run mixes domains (the engine
+//! verdict), so that the table names it.
 struct RunRow {
   std::string property, carrier;
   props::PropertyRun run;
   std::string savedFile, listing;
   std::vector<std::string> kindFiles;
   std::vector<std::string> saveErrors;
+  std::string domain = "default";
+  bool domainShown = false;
+
+  //! The carrier as tables name the row: "double", or "double (exact)" for an exact-domain row of
+  //! a run that mixes domains.
+  std::string carrierLabel() const { return domainShown && domain == "exact" ? carrier + " (exact)" : carrier; }
 };
 
 //! The coverage of one carrier's generated cases, and the floors they must reach.

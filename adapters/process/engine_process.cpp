@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <utility>
 
 #include "core/io/document_format.h"
@@ -98,8 +99,19 @@ void EngineProcess::start() {
   child_->flushInput();
 }
 
+std::chrono::milliseconds EngineProcess::answerTimeout() const {
+  if (!hung_) return settings_.timeout;
+  return std::min(settings_.timeout, std::max(kLeastShortTimeout, kShortTimeoutFactor * slowestAnswer_));
+}
+
 std::string EngineProcess::faultMessage(const LineOutcome& outcome) {
-  if (outcome.kind == LineOutcome::Kind::timeout) return "no answer in " + secondsText(settings_.timeout);
+  if (outcome.kind == LineOutcome::Kind::timeout) {
+    const auto waited = answerTimeout();
+    return "no answer in " + secondsText(waited) +
+           (waited < settings_.timeout ? fmt::format(" (shortened after an earlier hang: {}x its slowest answer, at least {})",
+                                                     kShortTimeoutFactor, secondsText(kLeastShortTimeout))
+                                       : "");
+  }
   std::string how = child_->exitDescription();
   return (how.starts_with("signal") ? "engine crashed: " : "engine exited: ") + how + stderrSuffix(*child_);
 }
@@ -146,14 +158,18 @@ std::variant<Answer, Fault> EngineProcess::receive(std::size_t ticket) {
     // Answers come in request order: the next line answers the oldest pending request.
     Pending oldest = std::move(pending_.front());
     pending_.pop_front();
-    LineOutcome outcome = child_->readLine(settings_.timeout, settings_.maxLine);
+    const auto waitStart = std::chrono::steady_clock::now();
+    LineOutcome outcome = child_->readLine(answerTimeout(), settings_.maxLine);
     if (outcome.kind == LineOutcome::Kind::tooLong)
       protocolError(linesRead_ + 1, fmt::format("the line is longer than {} bytes", settings_.maxLine));
     std::variant<Answer, Fault> reply;
     if (outcome.kind == LineOutcome::Kind::line) {
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - waitStart);
+      slowestAnswer_ = std::max(slowestAnswer_, waited);
       reply = Answer{std::move(outcome.line), ++linesRead_, oldest.wireId};
     } else {
       reply = Fault{faultMessage(outcome)};
+      if (outcome.kind == LineOutcome::Kind::timeout) hung_ = true;
       child_.reset();  // killed with its process group; restarted for the requests still pending
     }
     if (!oldest.forgotten) done_.emplace(oldest.ticket, std::move(reply));

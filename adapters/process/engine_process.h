@@ -34,6 +34,11 @@ struct ProtocolError : EngineOutputError {
 //! The least time an engine is given to say hello.
 inline constexpr std::chrono::milliseconds kHelloTimeout{30000};
 
+//! The least time an answer is awaited once an engine has hung (EngineProcess::answerTimeout).
+inline constexpr std::chrono::milliseconds kLeastShortTimeout{500};
+//! Once an engine has hung, an answer is awaited this many times its slowest answer so far.
+inline constexpr int kShortTimeoutFactor = 20;
+
 //! How long to wait for each answer (the hello: at least kHelloTimeout), and the longest line an
 //! engine may write.
 struct ProcessSettings {
@@ -94,6 +99,13 @@ class EngineProcess {
   const std::string& command() const { return command_; }
   //! How many times the engine was started.
   std::size_t starts() const { return starts_; }
+  //! How long the next answer is awaited: the settings' timeout until the engine first hangs; after
+  //! that max(kLeastShortTimeout, kShortTimeoutFactor × its slowest answer so far), at most the
+  //! settings' timeout. An engine that hangs on one op then costs the full timeout once, and each
+  //! case that hangs again (while shrinking, and in later rows) far less.
+  std::chrono::milliseconds answerTimeout() const;
+  //! The longest wait for an answer that came, since the engine was first started.
+  std::chrono::milliseconds slowestAnswer() const { return slowestAnswer_; }
 
  private:
   // A request sent (or to send again after a restart), by ticket.
@@ -117,6 +129,8 @@ class EngineProcess {
   std::deque<Pending> pending_;
   std::map<std::size_t, std::variant<Answer, Fault>> done_;
   std::size_t nextId_ = 1, nextTicket_ = 1, linesRead_ = 0, starts_ = 0;
+  bool hung_ = false;                            // some answer timed out
+  std::chrono::milliseconds slowestAnswer_{0};  // the longest wait for an answer that came
 };
 
 //! Reads a hello object; errors say which key is wrong and why.

@@ -42,11 +42,17 @@ Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohma
   const nlohmann::json empty = nlohmann::json::array();
   const nlohmann::json& passes = request.contains("passes") ? request["passes"] : empty;
   if (!passes.is_array()) return fail("\"passes\" must be a list");
-  auto execution = engine.compile(c->graph, *c->inputs, c->data);
-  if (!execution) return nlohmann::json{{"id", id}, {"error", {{"message", execution.error().message}}}}.dump();
-  auto results = runPasses(**execution, passes, c->graph);
-  if (!results) return std::unexpected(results.error());
-  return encodeAnswer(id, (*execution)->context(), *results);
+  // An engine that refuses the case (UnsupportedCase, from any of its calls) answers `unsupported`,
+  // as it counts in this process: isolation must not change a verdict.
+  try {
+    auto execution = engine.compile(c->graph, *c->inputs, c->data);
+    if (!execution) return nlohmann::json{{"id", id}, {"error", {{"message", execution.error().message}}}}.dump();
+    auto results = runPasses(**execution, passes, c->graph);
+    if (!results) return std::unexpected(results.error());
+    return encodeAnswer(id, (*execution)->context(), *results);
+  } catch (const UnsupportedCase& unsupported) {
+    return nlohmann::json{{"id", id}, {"unsupported", unsupported.what()}}.dump();
+  }
 }
 
 Result<std::string> answerLine(const ServedEngines& engines, const std::string& line) {

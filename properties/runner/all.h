@@ -1,7 +1,9 @@
 #pragma once
 // Every property, by name: the seven theorems of the seed, then the oracles.
 #include <algorithm>
+#include <iterator>
 #include <span>
+#include <type_traits>
 #include <string_view>
 #include <vector>
 
@@ -56,6 +58,22 @@ bool appliesToOps(const NamedProperty<T>& property, std::span<const OpKind> ops)
 //! interval), accuracy on IEEE carriers, and there exact_reference in the exact domain.
 template <class T>
 std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain = gen::Domain::general);
+
+//! The properties the engine verdict judges on the whole default domain of an IEEE carrier: accuracy,
+//! which bounds every op's rounding, and the two oracles of special values (the kinks at ±0 and NaN,
+//! the domain boundaries with NaN and the infinities), which the exact domain never draws.
+inline constexpr std::string_view kJudgedOnEveryValue[] = {"accuracy", "kink_conventions", "domain_errors"};
+
+//! Where the engine verdict (docs/semantics.md §3.9) draws `property`'s cases from on carrier T:
+//! on an exact carrier the default domain, compared exactly; on an IEEE carrier the default domain
+//! for the properties of kJudgedOnEveryValue, and for every other one the exact domain, where a
+//! correct engine's results are exact whatever its summation order and formulas.
+template <class T>
+gen::Domain verdictDomainOf(std::string_view property) {
+  if constexpr (!std::is_floating_point_v<T>) return gen::Domain::general;
+  return std::ranges::find(kJudgedOnEveryValue, property) != std::end(kJudgedOnEveryValue) ? gen::Domain::general
+                                                                                            : gen::Domain::exact;
+}
 
 //! The property of that name for carrier T in any domain, or nullptr.
 template <class T>

@@ -50,6 +50,38 @@ TEST(EngineCmd, TapechecksOwnEngineBehindTheProtocolPassesEveryEngineProperty) {
   EXPECT_NE(run.out.find("seed 5: all passed"), std::string::npos) << run.out;
 }
 
+// Without --domain, an engine not tapecheck's own gets the engine verdict (docs/semantics.md §3.9):
+// on IEEE carriers the properties that compare results exactly run on the exact domain (marked),
+// accuracy and the oracles of special values on every value; exact carriers on every value. With
+// --domain, every row is in that domain.
+TEST(EngineCmd, TheDefaultRunOfAnotherEngineIsTheEngineVerdict) {
+  const std::string engine = std::string(" --engine-cmd '") + TAPECHECK_BINARY + " serve'";
+  CommandRun run = runTapecheck("run --cases 30 --seed 2 --carrier all" + engine);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("the engine verdict (rows marked (exact) on the exact domain, the others on every value)"),
+            std::string::npos)
+      << run.out;
+  auto row = [&](const std::string& property, const std::string& carrier) {
+    return run.out.find(fmt::format("\n{:<42} {:<14} ", property, carrier)) != std::string::npos;
+  };
+  for (const std::string ieee : {"double", "float"}) {
+    for (const char* exact : {"compileChecked_context", "compileChecked_backwardDenseFrom", "backwardDenseAllFrom_eq_dense",
+                              "determinism", "exact_reference"})
+      EXPECT_TRUE(row(exact, ieee + " (exact)")) << exact << " on " << ieee << "\n" << run.out;
+    for (const char* everyValue : {"accuracy", "kink_conventions", "domain_errors"})
+      EXPECT_TRUE(row(everyValue, ieee)) << everyValue << " on " << ieee << "\n" << run.out;
+    EXPECT_FALSE(row("accuracy", ieee + " (exact)")) << run.out;
+  }
+  EXPECT_TRUE(row("compileChecked_context", "rational")) << run.out;
+  EXPECT_TRUE(row("adjoint_identity", "rational")) << run.out;
+
+  CommandRun everyValue = runTapecheck("run --cases 20 --seed 2 --carrier double --domain default" + engine);
+  ASSERT_EQ(everyValue.status, 0) << everyValue.out << everyValue.err;
+  EXPECT_NE(everyValue.out.find("domain default"), std::string::npos) << everyValue.out;
+  EXPECT_EQ(everyValue.out.find("(exact)"), std::string::npos) << everyValue.out;
+  EXPECT_EQ(everyValue.out.find("exact_reference"), std::string::npos) << everyValue.out;
+}
+
 TEST(EngineCmd, ACrashFailsTheCaseIsShrunkAndTheEngineRestarts) {
   CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 2 " +
                                 misbehaving("crash-on", "mul") + " --save-failures " + saveDir("crash"));

@@ -1,6 +1,7 @@
 // Crash isolation (cli/engine_choice.h): a program's own engines run in a forked copy of it, so an
 // exception, a segfault, an abort or a hang fails the case, which is shrunk, saved, and replays
 // with the same verdict on the same engine. The engines: tests/cli/engines/faulty_engines.cpp.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -96,6 +97,29 @@ TEST(Isolation, AnAbortIsACrashWithTheEnginesLastWords) {
   EXPECT_LE(shrunkNodes(found.run.out), 3) << found.run.out;
 }
 
+// The row's "unsupported" column and the summary line of a run.
+std::string unsupportedOf(const std::string& out, const std::string& property) {
+  std::smatch match;
+  if (!std::regex_search(out, match, std::regex(property + R"(\s+rational\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\w+))")))
+    return "";
+  return fmt::format("{} cases, {} compared, {} unsupported: {}", match[1].str(), match[2].str(), match[4].str(),
+                     match[5].str());
+}
+
+// An engine's refusal (tc::UnsupportedCase) counts the case unsupported whether or not the engine is
+// isolated: a forked copy answers `unsupported` as an engine process does, so the verdict is the same.
+TEST(Isolation, ARefusalCountsUnsupportedInProcessAndIsolated) {
+  const std::string args = "run --engine refuses --carrier rational --property compileChecked_context --cases 100 --seed 1";
+  FaultyRun inProcess = runFaulty(args + " --no-isolate");
+  FaultyRun isolated = runFaulty(args);
+  EXPECT_EQ(inProcess.run.status, 0) << inProcess.run.out << inProcess.run.err;
+  EXPECT_EQ(isolated.run.status, 0) << isolated.run.out << isolated.run.err;
+  const std::string counts = unsupportedOf(inProcess.run.out, "compileChecked_context");
+  ASSERT_FALSE(counts.empty()) << inProcess.run.out;
+  EXPECT_EQ(counts.find(" 0 unsupported"), std::string::npos) << counts;  // some cases had a mul
+  EXPECT_EQ(unsupportedOf(isolated.run.out, "compileChecked_context"), counts) << isolated.run.out;
+}
+
 TEST(Isolation, AHangIsATimeoutVerdict) {
   FaultyRun found = runFaulty(
       "run --engine hangs --carrier rational --property compileChecked_context --cases 200 --seed 1 --engine-timeout 0.5");
@@ -130,7 +154,7 @@ TEST(Isolation, AnUnknownEngineNamesTheProgramsEngines) {
   CommandRun run = runCommand(std::string(FAULTY_ENGINES) + " replay " + source("examples/graphs/readme.json") +
                               " --engine nosuch");
   EXPECT_EQ(run.status, 2) << run.out << run.err;
-  EXPECT_NE(run.err.find("throws,segfaults,aborts,hangs,reference,tape,compiled"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("throws,segfaults,aborts,hangs,refuses,reference,tape,compiled"), std::string::npos) << run.err;
 }
 
 }  // namespace

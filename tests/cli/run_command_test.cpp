@@ -115,6 +115,21 @@ TEST(RunCommand, AProfileFileRestrictsOpsAndAFalseDeclarationFails) {
   EXPECT_EQ(lying.status, 1) << lying.out << lying.err;
   EXPECT_NE(lying.out.find("(ancestors)"), std::string::npos) << lying.out;
   EXPECT_NE(lying.out.find("--profile " + pruned), std::string::npos) << "the rerun line repeats the profile";
+  // The saved file records how the failure was judged (the profile, policy and domain), so that a
+  // replay without options judges it the same way and fails again.
+  const std::string saved = ::testing::TempDir() + "pruned_failures/backwardDenseAllFrom_eq_dense-double-2.json";
+  std::ifstream savedFile(saved);
+  nlohmann::json failure = nlohmann::json::parse(savedFile, nullptr, false)["failure"];
+  EXPECT_EQ(failure["profile"]["name"], "pruned") << failure.dump();
+  EXPECT_EQ(failure["profile"]["single_output"], "ancestors") << failure.dump();
+  EXPECT_EQ(failure["domain"], "default") << failure.dump();
+  EXPECT_EQ(failure["policy"], "bits") << failure.dump();
+  CommandRun replayed = runTapecheck("replay " + saved);
+  EXPECT_EQ(replayed.status, 1) << replayed.out << replayed.err;
+  // Told otherwise (the spec's own profile), the same case holds.
+  std::string spec = ::testing::TempDir() + "spec_profile.json";
+  std::ofstream(spec) << R"({"name": "spec"})";
+  EXPECT_EQ(runTapecheck("replay " + saved + " --profile " + spec).status, 0);
   CommandRun bad = runTapecheck("run --profile " + ops + ".missing");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err.find('\n'), bad.err.size() - 1) << "one line: " << bad.err;

@@ -1,5 +1,6 @@
 // The engine protocol's moving parts, below the command line: the JSON pull reader, answers read
 // into tensors, and an engine process exchanged with in order, through crashes and restarts.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -134,6 +135,41 @@ TEST(EngineProcess, ATimeoutFaultsTheRequest) {
   auto replies = engine.exchange({R"({"a":1})"});
   ASSERT_TRUE(std::holds_alternative<Fault>(replies[0]));
   EXPECT_EQ(std::get<Fault>(replies[0]).message, "no answer in 0.2 s");
+}
+
+// After an engine first hangs, answers are awaited only kShortTimeoutFactor times its slowest answer
+// (at least kLeastShortTimeout): a second hang costs that, not the whole timeout again, and answers
+// that come are still taken. The assertions are on the timeout chosen, never on the clock.
+TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
+  ProcessSettings settings;
+  settings.timeout = std::chrono::milliseconds(60000);
+  // Hangs on a request that mentions "hang"; answers the others at once.
+  EngineProcess engine(shellEngine("case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\""), settings);
+  auto first = engine.exchange({R"({"a":1})", R"({"a":2})"});
+  ASSERT_TRUE(std::holds_alternative<Answer>(first[1]));
+  EXPECT_EQ(engine.answerTimeout(), settings.timeout);  // no hang yet
+  const auto shortened = std::max(kLeastShortTimeout, kShortTimeoutFactor * engine.slowestAnswer());
+  ASSERT_LT(shortened, settings.timeout) << "an echo took " << engine.slowestAnswer().count() << " ms";
+  // The first hang waits the whole timeout: lowered here so that the test is short.
+  EngineProcess quick(shellEngine("case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\""),
+                      ProcessSettings{std::chrono::milliseconds(3000)});
+  auto replies = quick.exchange({R"({"a":1})", R"({"hang":1})", R"({"a":3})", R"({"hang":2})", R"({"a":5})"});
+  ASSERT_TRUE(std::holds_alternative<Answer>(replies[0]));
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[1]));
+  EXPECT_EQ(std::get<Fault>(replies[1]).message, "no answer in 3 s");
+  ASSERT_TRUE(std::holds_alternative<Answer>(replies[2]));
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[3]));
+  const auto awaited = std::min(std::chrono::milliseconds(3000),
+                                std::max(kLeastShortTimeout, kShortTimeoutFactor * quick.slowestAnswer()));
+  EXPECT_EQ(quick.answerTimeout(), awaited);
+  if (awaited < std::chrono::milliseconds(3000)) {
+    EXPECT_EQ(std::get<Fault>(replies[3]).message.find("no answer in " + fmt::format("{:g}", awaited.count() / 1000.0) +
+                                                       " s (shortened after an earlier hang: 20x its slowest answer, "
+                                                       "at least 0.5 s)"),
+              0u)
+        << std::get<Fault>(replies[3]).message;
+  }
+  EXPECT_TRUE(std::holds_alternative<Answer>(replies[4]));  // answers that come are still taken
 }
 
 }  // namespace

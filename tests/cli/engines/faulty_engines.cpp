@@ -6,6 +6,7 @@
 //              the end of the smaller input's buffer (here, through a null pointer, so it is sure)
 //   aborts     a sum_axis: a failed assertion
 //   hangs      a neg: waits forever
+//   refuses    a mul: tc::UnsupportedCase, a refusal that is no bug (the case counts unsupported)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +18,7 @@
 
 namespace {
 
-enum class Bug { throws, segfaults, aborts, hangs };
+enum class Bug { throws, segfaults, aborts, hangs, refuses };
 
 template <class T>
 class FaultyEngine final : public tc::Engine<T> {
@@ -52,6 +53,9 @@ class FaultyEngine final : public tc::Engine<T> {
         if (node.op == tc::OpKind::neg)
           for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
         break;
+      case Bug::refuses:
+        if (node.op == tc::OpKind::mul) throw tc::UnsupportedCase("mul");
+        break;
     }
   }
 
@@ -69,4 +73,4 @@ tc::cli::NamedEngine faulty(const char* name) {
 }  // namespace
 
 TAPECHECK_MAIN(faulty<Bug::throws>("throws"), faulty<Bug::segfaults>("segfaults"), faulty<Bug::aborts>("aborts"),
-               faulty<Bug::hangs>("hangs"))
+               faulty<Bug::hangs>("hangs"), faulty<Bug::refuses>("refuses"))
