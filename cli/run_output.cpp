@@ -41,6 +41,10 @@ std::string formatTable(const std::vector<RunRow>& rows) {
     else if (std::string partly = r.run.partlyCompared(); !partly.empty())
       out += fmt::format("{} on {}: {}\n", r.property, r.carrierLabel(), partly);
   for (const RunRow& r : rows)
+    if (r.run.underDeviation > 0)
+      out += fmt::format("{} on {}: {} of {} cases judged in part under a deviation the engine's profile declares\n",
+                         r.property, r.carrierLabel(), r.run.underDeviation, r.run.cases);
+  for (const RunRow& r : rows)
     if (!r.run.measures.empty()) out += fmt::format("{} on {}, per op the worst ulp distance (and the largest share of its budget used, at any element): {}\n", r.property, r.carrierLabel(), formatMeasures(r.run.measures));
   return out;
 }

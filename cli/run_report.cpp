@@ -46,6 +46,7 @@ std::string runReportJson(const RunReport& report) {
                {"unsupported", row.run.unsupported},
                {"unsupported_ops", row.run.unsupportedOps},
                {"failed", row.run.failed},
+               {"under_deviation", row.run.underDeviation},
                {"result", row.run.passed() ? "pass" : "fail"},
                {"ms", row.run.ms}};
     if (std::string empty = row.run.nothingCompared(); !empty.empty()) entry["why"] = empty;

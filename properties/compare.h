@@ -128,6 +128,9 @@ struct Verdict {
   std::set<std::size_t> blamed;
   std::map<std::size_t, std::vector<std::string>> notes;
   std::map<std::string, Measure> measures;
+  //! Values the engine gave under a deviation its profile declares (accuracy, docs/semantics.md
+  //! §3.6), judged by the declaration instead of a budget.
+  std::size_t underDeviation = 0;
   static Verdict pass() { return {}; }
   static Verdict fail(std::string why, std::set<std::size_t> blamed = {}) {
     Verdict v;

@@ -27,6 +27,22 @@ enum class SingleOutput { support, ancestors };
 //! equal even under the `bits` policy.
 enum class ZeroSign { spec, unspecified };
 
+//! A known deviation an engine declares (docs/semantics.md §3.6): on the IEEE carrier `carrier`,
+//! the pointwise op `op` may give `gives` wherever its argument x lies in the region (x < `below`
+//! and x > `above`, each where given) instead of a result within the op's accuracy budget; `why`
+//! says why, for people. The accuracy oracle holds it to that: in the region a value is `gives` or
+//! within budget, nothing else; outside, the budget.
+struct Deviation {
+  std::string carrier;
+  OpKind op;
+  std::optional<double> below, above;
+  double gives = 0;
+  std::string why;
+
+  //! Whether argument value `x` lies in the region.
+  bool covers(double x) const { return (!below || x < *below) && (!above || x > *above); }
+};
+
 //! An engine's declared capabilities. `carriers` empty: every carrier. A carrier missing from
 //! `ops`: every op that carrier supports; listed: only those ops (OpKind::opaque stands for every
 //! registered opaque program). tapecheck's own engines have the default profile, `spec`.
@@ -39,6 +55,14 @@ struct EngineProfile {
   Conventions conventions;
   //! False when the engine's choices at kinks are unknown: generated cases then avoid kinks.
   bool kinkConventionsDeclared = true;
+  std::vector<Deviation> deviations;
+
+  //! The deviation declared for `op` on `carrier` whose region holds `x`, or nullptr.
+  const Deviation* deviationAt(std::string_view carrier, OpKind op, double x) const {
+    for (const Deviation& d : deviations)
+      if (d.carrier == carrier && d.op == op && d.covers(x)) return &d;
+    return nullptr;
+  }
 
   bool supportsCarrier(std::string_view carrier) const {
     return carriers.empty() || std::find(carriers.begin(), carriers.end(), carrier) != carriers.end();

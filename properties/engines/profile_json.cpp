@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "core/carriers/dispatch.h"
+#include "core/carriers/literal.h"
 #include "core/ops/library.hpp"
 #include "core/support/text.h"
 
@@ -88,6 +89,69 @@ Result<void> readKinks(const json& value, Conventions& conventions) {
   return {};
 }
 
+// A number of a deviation: a JSON number, or a string in the file format's literal forms as a
+// double ("-709.78", "0x1p-1074", "-0").
+Result<double> deviationNumber(const json& value, const std::string& where) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    auto literal = parseLiteral(value.get<std::string>());
+    if (!literal) return fail(fmt::format("{}: {}", where, literal.error().message));
+    auto parsed = Carrier<double>::fromLiteral(*literal);
+    if (!parsed) return fail(fmt::format("{}: {}", where, parsed.error().message));
+    return *parsed;
+  }
+  return fail(fmt::format("{}: must be a number, got {}", where, value.dump()));
+}
+
+// "deviations": a list of {"op", "carriers", "below" and/or "above", "gives", "why"}, one Deviation
+// per carrier named (double and float only: a deviation is from an accuracy budget).
+Result<void> readDeviations(const json& value, EngineProfile& profile) {
+  if (!value.is_array()) return fail("deviations: must be a list of objects, got " + value.dump());
+  static const std::vector<std::string> keys{"op", "carriers", "below", "above", "gives", "why"};
+  for (std::size_t n = 0; n < value.size(); ++n) {
+    const json& entry = value[n];
+    const std::string where = fmt::format("deviations[{}]", n);
+    if (!entry.is_object()) return fail(where + ": must be an object, got " + entry.dump());
+    for (const auto& [key, unused] : entry.items())
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        return fail(fmt::format("{}: no key {}; the keys are: {}", where, quote(key), fmt::join(keys, ", ")));
+    for (const char* key : {"op", "carriers", "gives"})
+      if (!entry.contains(key)) return fail(fmt::format("{}: needs \"{}\"", where, key));
+    if (!entry.contains("below") && !entry.contains("above"))
+      return fail(where + ": needs \"below\" or \"above\", the region of argument values");
+    auto ops = opList(json::array({entry["op"]}), where + ".op");
+    if (!ops) return std::unexpected(ops.error());
+    if (!ops::isPointwise(ops->front()) || ops::arity(ops->front(), Attrs<double>{}) != 1)
+      return fail(fmt::format("{}.op: {} is not a pointwise op of one argument", where, opName(ops->front())));
+    Deviation deviation{"", ops->front(), std::nullopt, std::nullopt, 0, ""};
+    for (auto [key, bound] : {std::pair{"below", &deviation.below}, {"above", &deviation.above}})
+      if (entry.contains(key)) {
+        auto number = deviationNumber(entry[key], fmt::format("{}.{}", where, key));
+        if (!number) return std::unexpected(number.error());
+        *bound = *number;
+      }
+    auto gives = deviationNumber(entry["gives"], where + ".gives");
+    if (!gives) return std::unexpected(gives.error());
+    deviation.gives = *gives;
+    if (entry.contains("why")) {
+      auto why = stringAt(entry, "why", where + ".why");
+      if (!why) return std::unexpected(why.error());
+      deviation.why = *why;
+    }
+    const json& carriers = entry["carriers"];
+    if (!carriers.is_array() || carriers.empty())
+      return fail(fmt::format("{}.carriers: must be a list of IEEE carriers, got {}", where, carriers.dump()));
+    for (const json& carrier : carriers) {
+      if (!carrier.is_string() || (carrier != "double" && carrier != "float"))
+        return fail(fmt::format("{}.carriers: a deviation is from an accuracy budget, so on double or float; got {}",
+                                where, carrier.dump()));
+      deviation.carrier = carrier.get<std::string>();
+      profile.deviations.push_back(deviation);
+    }
+  }
+  return {};
+}
+
 constexpr std::string_view kSingleOutput[] = {"support", "ancestors"};
 constexpr std::string_view kZeroSign[] = {"spec", "unspecified"};
 constexpr std::string_view kNan[] = {"spec", "propagate"};
@@ -96,8 +160,8 @@ constexpr std::string_view kNan[] = {"spec", "propagate"};
 
 Result<EngineProfile> profileFromJson(const json& in) {
   if (!in.is_object()) return fail("a profile must be a JSON object, got " + in.dump());
-  static const std::vector<std::string> keys{"name",      "carriers", "ops", "single_output",
-                                             "zero_sign", "kinks",    "nan", "kink_conventions_declared"};
+  static const std::vector<std::string> keys{"name",  "carriers", "ops", "single_output", "zero_sign",
+                                             "kinks", "nan",      "kink_conventions_declared", "deviations"};
   for (const auto& [key, value] : in.items())
     if (std::find(keys.begin(), keys.end(), key) == keys.end())
       return fail(fmt::format("no profile key {}; the keys are: {}", quote(key), fmt::join(keys, ", ")));
@@ -140,6 +204,8 @@ Result<EngineProfile> profileFromJson(const json& in) {
       return fail("kink_conventions_declared: must be true or false, got " + in["kink_conventions_declared"].dump());
     profile.kinkConventionsDeclared = in["kink_conventions_declared"].get<bool>();
   }
+  if (in.contains("deviations"))
+    if (auto ok = readDeviations(in["deviations"], profile); !ok) return std::unexpected(ok.error());
   return profile;
 }
 
@@ -163,6 +229,17 @@ json profileToJson(const EngineProfile& profile) {
     if (!choices.empty()) kinks[std::string(opName(static_cast<OpKind>(k)))] = choices[profile.conventions.kink[k]];
   }
   out["kinks"] = std::move(kinks);
+  if (!profile.deviations.empty()) {
+    json deviations = json::array();
+    for (const Deviation& d : profile.deviations) {
+      json entry{{"op", opName(d.op)}, {"carriers", {d.carrier}}, {"gives", Carrier<double>::format(d.gives)}};
+      if (d.below) entry["below"] = Carrier<double>::format(*d.below);
+      if (d.above) entry["above"] = Carrier<double>::format(*d.above);
+      if (!d.why.empty()) entry["why"] = d.why;
+      deviations.push_back(std::move(entry));
+    }
+    out["deviations"] = std::move(deviations);
+  }
   return out;
 }
 

@@ -213,8 +213,10 @@ inline std::string budgetText(double ulps, const Interval* accumulated) {
 template <class F>
 class AccuracyJudge {
  public:
-  AccuracyJudge(std::string_view engine, const Case<F>& c, const Context<F>& context)
+  AccuracyJudge(std::string_view engine, const Case<F>& c, const Context<F>& context,
+                const EngineProfile& profile = specProfile())
       : engine_(engine),
+        profile_(profile),
         c_(c),
         context_(context),
         exact_(c),
@@ -339,6 +341,11 @@ class AccuracyJudge {
       }
       ++judged;
       const F value = context_[k][i];
+      if (takesDeclaredDeviation(k, i, value)) {
+        ++verdict_.underDeviation;
+        if (within && *within) (**within)[j] = *exactPoint(value);  // its terms read the declared value
+        continue;
+      }
       const ElementJudgement judgement = judgeElement(static_cast<double>(value), y[j], format_, ulps, extra);
       if (!worst) worst = &verdict_.measures[labelAt(k)];
       worst->widen({judgement.ulps, judgement.ofBudget});
@@ -350,6 +357,19 @@ class AccuracyJudge {
     }
     if (judged > 0) ++judged_;
     return std::nullopt;
+  }
+
+  // Whether node k's element i is `value` as a deviation the profile declares for its op: the
+  // argument's element i in the region and `value` the declared one (a NaN for a NaN). Any other
+  // value in the region is judged by the budget.
+  bool takesDeclaredDeviation(std::size_t k, std::size_t i, F value) const {
+    if (profile_.deviations.empty()) return false;
+    const Node<F>& node = c_.graph.nodeAt(k);
+    if (node.args.size() != 1) return false;
+    const Deviation* d = profile_.deviationAt(Carrier<F>::name, node.op, static_cast<double>(context_[node.args[0]][i]));
+    if (!d) return false;
+    const F gives = static_cast<F>(d->gives);
+    return value == gives || (std::isnan(value) && std::isnan(gives));
   }
 
   // A pointwise node whose arguments hold a NaN or an infinity somewhere: its elements whose
@@ -467,6 +487,7 @@ class AccuracyJudge {
   }
 
   std::string_view engine_;
+  const EngineProfile& profile_;
   const Case<F>& c_;
   const Context<F>& context_;
   const IntervalCase<F> exact_;
@@ -488,7 +509,7 @@ Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
       return Verdict::skip("an opaque program without an interval definition");
   auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   if (!execution) return Verdict::skip("the forward failed (the theorem properties judge its error)");
-  detail::AccuracyJudge<F> judge(subject.engine.name(), c, (*execution)->context());
+  detail::AccuracyJudge<F> judge(subject.engine.name(), c, (*execution)->context(), *subject.profile);
   if (auto failure = judge.forward()) return *failure;
   if (auto dense = (*execution)->backwardDense(c.seeds)) {  // its failure is the theorem properties' to judge
     if (auto failure = judge.backward(*dense)) return *failure;

@@ -110,6 +110,24 @@ std::optional<Verdict> boundaryDifferences(const EngineUnderTest<T>& subject, co
   return std::nullopt;
 }
 
+//! The first node among those the walk evaluated whose argument reaches a deviation the engine's
+//! profile declares (§3.6): from there on the engine's values, and so its refusals, need not be the
+//! reference's.
+template <class T>
+std::optional<std::size_t> firstDeclaredDeviation(const EngineProfile& profile, const Graph<T>& graph,
+                                                  const Context<T>& context) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (profile.deviations.empty()) return std::nullopt;
+    for (std::size_t k = graph.inputs.size(); k < context.size() && k < graph.positionCount(); ++k) {
+      const Node<T>& node = graph.nodeAt(k);
+      if (node.args.size() != 1 || node.args[0] >= context.size()) continue;
+      for (T x : context[node.args[0]].values)
+        if (profile.deviationAt(Carrier<T>::name, node.op, static_cast<double>(x))) return k;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace domains
 
 template <class T>
@@ -121,6 +139,10 @@ Verdict domain_errors(const EngineUnderTest<T>& subject, const Case<T>& c) {
                                      "domain: {}",
                                      describeNode(c.graph, *refusal.unexplained), refusal.error),
                          {*refusal.unexplained});
+  }
+  if (auto deviated = domains::firstDeclaredDeviation(*subject.profile, c.graph, refusal.context)) {
+    if (auto probed = domains::boundaryDifferences(subject, c, refusal)) return *probed;
+    return Verdict::skip("the case reaches a deviation the engine's profile declares");
   }
   auto execution = subject.engine.compile(c.graph, *c.inputs, c.data);
   if (!refusal.outside) {

@@ -41,6 +41,7 @@ struct FailureKind {
 //! and the largest of each measure the verdicts reported (Verdict::measures).
 struct PropertyRun {
   std::size_t cases = 0, skipped = 0, unsupported = 0, failed = 0;
+  std::size_t underDeviation = 0;  //!< cases with a value judged under a declared deviation (Verdict::underDeviation)
   std::map<std::string, std::size_t> skipReasons, unsupportedOps;
   std::map<std::string, Measure> measures;
   double ms = 0;

@@ -115,6 +115,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
   if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
   for (const auto& [name, measure] : verdict.measures) run.measures[name].widen(measure);
+  if (verdict.underDeviation > 0) ++run.underDeviation;
   if (verdict.holds) return;
   ++run.failed;
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed

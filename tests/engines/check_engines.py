@@ -1,6 +1,7 @@
 """The real engines tapecheck checks in CI through the engine protocol (docs/engine-protocol.md).
 
-    check_engines.py TAPECHECK torch-exact     PyTorch on the exact domain, double and float: must pass
+    check_engines.py TAPECHECK torch-verdict S PyTorch's engine verdict (the default run, no mode flags:
+                                               docs/semantics.md §3.9) at seed S, 100 cases a row: must pass
     check_engines.py TAPECHECK scalar          the scalar Python engine on rationals: must pass
     check_engines.py TAPECHECK scalar-bug      the scalar engine with --bug: must fail, shrunk to <= 3 nodes
     check_engines.py TAPECHECK torch-survey [--update]
@@ -8,9 +9,9 @@
                                                table of its conventions and rounding differences must be
                                                what this run prints (--update rewrites it)
 
-ctest runs the two PyTorch checks in shards of rows (tapecheck run --shard I/N), a few seconds each:
+ctest runs the verdict at seeds 1-5, and the survey in shards of rows (tapecheck run --shard I/N), a few
+seconds each:
 
-    check_engines.py TAPECHECK torch-exact-shard I N
     check_engines.py TAPECHECK torch-survey-shard I N DIR    writes shard I's report to DIR
     check_engines.py TAPECHECK torch-survey-table N DIR      the README table from DIR's N reports
 
@@ -54,10 +55,10 @@ def shard_args(shard):
     return ["--shard", f"{shard[0]}/{shard[1]}"] if shard else []
 
 
-def torch_exact(binary, save, shard=None):
-    status, _, _ = tapecheck(binary, "--engine-cmd", TORCH, "--domain", "exact", "--cases", "1000", "--seed", "1",
-                             *shard_args(shard), save=save)
-    expect(status == 0, "PyTorch fails on the exact domain")
+def torch_verdict(binary, save, seed):
+    status, out, _ = tapecheck(binary, "--engine-cmd", TORCH, "--cases", "100", "--seed", str(seed), save=save)
+    expect(status == 0, f"PyTorch fails its engine verdict at seed {seed}")
+    expect("the engine verdict" in out, "the default run of PyTorch is not the engine verdict")
 
 
 def scalar(binary, save):
@@ -103,6 +104,11 @@ def survey_table(report):
               ", ".join(f"{op} `{choice}`" for op, choice in sorted(profile["kinks"].items())) +
               f"; NaN `{profile['nan']}`; sign of zero `{profile['zero_sign']}`; single output "
               f"`{profile['single_output']}`; policy `{report['policy']}`."]
+    for deviation in profile.get("deviations", []):
+        region = " and ".join(f"x {'<' if side == 'below' else '>'} {deviation[side]}" for side in ("below", "above")
+                              if side in deviation)
+        lines.append(f"Deviation declared on {', '.join(deviation['carriers'])}: {deviation['op']}(x) gives "
+                     f"{deviation['gives']} where {region} ({deviation.get('why', '')}).")
     return "\n".join(lines) + "\n"
 
 
@@ -152,10 +158,8 @@ def torch_survey(binary, save, update, report=None):
 def main():
     binary, check, rest = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
     with tempfile.TemporaryDirectory() as save:
-        if check == "torch-exact":
-            torch_exact(binary, save)
-        elif check == "torch-exact-shard":
-            torch_exact(binary, save, (int(rest[0]), int(rest[1])))
+        if check == "torch-verdict":
+            torch_verdict(binary, save, int(rest[0]))
         elif check == "torch-survey-shard":
             survey_shard(binary, save, (int(rest[0]), int(rest[1])), rest[2])
         elif check == "torch-survey-table":

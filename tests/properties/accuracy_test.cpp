@@ -109,6 +109,37 @@ TEST(AccuracyProperty, TheNaiveSigmoidsZeroFailsAndIsBlamedOnTheNode) {
   EXPECT_EQ(verdict.differences[0].position, 1u);
 }
 
+// A deviation the engine's profile declares (PyTorch's sigmoid flushes to 0 where exp(−x)
+// overflows): in its region the declared value passes, any other value beyond budget fails, and
+// outside it the budget holds; the verdict counts the values taken under it.
+TEST(AccuracyProperty, ADeclaredDeviationIsHeldToWhatItDeclares) {
+  EngineProfile flushes;
+  flushes.deviations.push_back({"double", OpKind::sigmoid, -709.7827111495575, std::nullopt, 0.0, "overflow"});
+  const auto zeroAtFirst = plantedAt(1, 0, 0, 0.0);  // sigmoid(−720) = +0
+  props::Verdict undeclared = props::accuracy<double>(zeroAtFirst, sigmoidCase());
+  EXPECT_FALSE(undeclared.holds) << "without the declaration the zero is over budget";
+  props::Verdict declared = props::accuracy<double>({zeroAtFirst, props::Policy::bits, flushes}, sigmoidCase());
+  EXPECT_TRUE(declared.holds) << declared.why;
+  EXPECT_EQ(declared.underDeviation, 1u);
+  // In the region, a value that is neither the declared one nor within budget fails.
+  props::Verdict other = props::accuracy<double>({plantedAt(1, 0, 0, 1e-300), props::Policy::bits, flushes}, sigmoidCase());
+  EXPECT_FALSE(other.holds);
+  EXPECT_NE(other.why.find("node 1 (sigmoid), element 0"), std::string::npos) << other.why;
+  // The correct value is taken in the region too (the vectorised and scalar kernels' boundaries differ).
+  props::Verdict exact = props::accuracy<double>({builtinEngine<double>("reference"), props::Policy::bits, flushes},
+                                                 sigmoidCase());
+  EXPECT_TRUE(exact.holds) << exact.why;
+  EXPECT_EQ(exact.underDeviation, 0u);
+  // Outside the region the declared value is judged by the budget: sigmoid(0.1) = 0 fails.
+  props::Verdict outside = props::accuracy<double>({plantedAt(1, 1, 0, 0.0), props::Policy::bits, flushes}, sigmoidCase());
+  EXPECT_FALSE(outside.holds);
+  EXPECT_NE(outside.why.find("node 1 (sigmoid), element 1"), std::string::npos) << outside.why;
+  // The declaration is per carrier: on float it says nothing about double.
+  EngineProfile onFloat;
+  onFloat.deviations.push_back({"float", OpKind::sigmoid, -88.72283172607422, std::nullopt, 0.0, ""});
+  EXPECT_FALSE(props::accuracy<double>({zeroAtFirst, props::Policy::bits, onFloat}, sigmoidCase()).holds);
+}
+
 TEST(AccuracyProperty, AFewUlpOffPassWithinTheBudgetAndFailBeyondIt) {
   // sigmoid(0.1)'s budget is 8 ulp: 4 steps stay within, 12 do not.
   EXPECT_TRUE(props::accuracy<double>(plantedAt(1, 1, 4), sigmoidCase()).holds);
