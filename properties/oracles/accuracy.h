@@ -39,6 +39,7 @@
 #include "core/ops/library.hpp"
 #include "properties/compare.hpp"
 #include "properties/engines/engine_under_test.h"
+#include "properties/oracles/node_case.h"
 
 namespace tc::props {
 
@@ -250,11 +251,15 @@ class AccuracyJudge {
     return std::nullopt;
   }
 
-  std::optional<Verdict> backward(const Pack<F>& gradients) {
+  //! Judges the engine's dense gradients from `seeds` (the case's, or probeSeeds).
+  std::optional<Verdict> backward(const Pack<F>& gradients, const Pack<F>& seeds) {
+    seeds_ = &seeds;
     std::vector<GradientSum> sums = gradientSums(gradients);
+    judgedPositions_.assign(sums.size(), false);
     for (std::size_t p = 0; p < sums.size() && p < gradients.size(); ++p) {
       const GradientSum& sum = sums[p];
       if (sum.blocked || sum.users.empty() || gradients[p].shape != sum.shape) continue;
+      judgedPositions_[p] = true;
       const std::string label = sum.terms == 1 && !sum.seeded ? "∂" + labelAt(sum.users.front()) : "";
       for (std::size_t i = 0; i < sum.exact.size(); ++i) {
         if (sum.mayUnderflow[i]) continue;
@@ -267,6 +272,13 @@ class AccuracyJudge {
       ++judged_;
     }
     return std::nullopt;
+  }
+
+  //! Whether node k's terms were all judged by the last backward: every position it reads was.
+  bool termsJudged(std::size_t k) const {
+    const Node<F>& node = c_.graph.nodeAt(k);
+    return std::all_of(node.args.begin(), node.args.end(),
+                       [&](std::size_t p) { return p < judgedPositions_.size() && judgedPositions_[p]; });
   }
 
   Verdict verdict() const {
@@ -411,13 +423,13 @@ class AccuracyJudge {
     const Shape& shape = c_.graph.shapeAt(p);
     sum.shape = shape;
     sum.mayUnderflow.assign(elementCount(shape), false);
-    if (p >= c_.seeds.size() || unseeded(p)) return;
-    if (!safe(c_.seeds[p]) || c_.seeds[p].shape != shape) {  // beyond the range, a sum with it could overflow
+    if (p >= seeds_->size() || unseeded(p)) return;
+    if (!safe((*seeds_)[p]) || (*seeds_)[p].shape != shape) {  // beyond the range, a sum with it could overflow
       sum.blocked = true;
       return;
     }
     sum.seeded = true;
-    sum.exact = pointsOf(c_.seeds[p]);
+    sum.exact = pointsOf((*seeds_)[p]);
   }
 
   // The magnitude of a sum's one addend so far, the seed's or a term's, as a second arrives.
@@ -481,14 +493,16 @@ class AccuracyJudge {
   }
 
   bool unseeded(std::size_t p) const {
-    if (p >= c_.seeds.size()) return true;
-    const auto& v = c_.seeds[p].values;
+    if (p >= seeds_->size()) return true;
+    const auto& v = (*seeds_)[p].values;
     return std::all_of(v.begin(), v.end(), [](F s) { return s == F(0); });
   }
 
   std::string_view engine_;
   const EngineProfile& profile_;
   const Case<F>& c_;
+  const Pack<F>* seeds_ = nullptr;  // the seeds of the gradients backward judges
+  std::vector<bool> judgedPositions_;  // by the last backward
   const Context<F>& context_;
   const IntervalCase<F> exact_;
   const IeeeFormat format_;
@@ -499,6 +513,68 @@ class AccuracyJudge {
   std::size_t judged_ = 0;
   std::string lastReason_ = "no node";
 };
+
+//! A seed at every position of `graph`: nonzero multiples of 1/4 up to 5/4 in magnitude, both signs,
+//! varying with the position and the element (exact in every IEEE format).
+template <class F>
+Pack<F> probeSeeds(const Graph<F>& graph) {
+  Pack<F> seeds;
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) {
+    const Shape& shape = graph.shapeAt(p);
+    seeds.push_back(Tensor<F>(shape, kernels::generate<F>(elementCount(shape), [p](std::size_t i) {
+                                const std::size_t k = 7 * p + 3 * i;
+                                const F magnitude = static_cast<F>(k % 5 + 1) / F(4);
+                                return k % 2 == 0 ? magnitude : -magnitude;
+                              })));
+  }
+  return seeds;
+}
+
+//! Node k, a pointwise op, cut out as a case of its own on the engine's values of its arguments, each
+//! element that is not finite or lies beyond 2^±⌊emax/4⌋ (where a term is not judged) replaced by
+//! 1/2, inside every op's domain; seeded at its output by probeSeeds.
+template <class F>
+Case<F> termCutOut(const Case<F>& c, const Context<F>& context, std::size_t k) {
+  NodeCase<F> cut = nodeCase(c.graph, context, k);
+  for (Tensor<F>& input : cut.inputs)
+    for (F& v : input.values)
+      if (!withinTermRange(static_cast<double>(v), ieeeFormatOf<F>()) || v == F(0)) v = F(0.5);
+  Case<F> out{std::move(cut.graph), std::move(cut.inputs), {}, 0, {}, {}};
+  out.output = out.graph.positionCount() - 1;
+  out.seeds = probeSeeds(out.graph);
+  return out;
+}
+
+//! The terms of every pointwise node that the whole case's backward passes did not judge (an
+//! argument not finite, a reader that could not be judged, a later dense node), judged each on its
+//! own cut-out (termCutOut); the first failure, blamed on the node in the whole case.
+template <class F>
+std::optional<Verdict> judgeUnjudgedTerms(const EngineUnderTest<F>& subject, const Case<F>& c, const Context<F>& context,
+                                          const AccuracyJudge<F>& whole, std::size_t& judged) {
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount() && k < context.size(); ++k) {
+    const Node<F>& node = c.graph.nodeAt(k);
+    if (!ops::isPointwise(node.op) || !ops::hasTerms(node.op) || node.attrs.opaque || whole.termsJudged(k)) continue;
+    if (!finiteAttributes(node.attrs)) continue;
+    const Case<F> cut = termCutOut(c, context, k);
+    auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
+    if (!execution) continue;  // the domain oracles judge a refusal
+    auto dense = (*execution)->backwardDense(cut.seeds);
+    if (!dense) continue;
+    AccuracyJudge<F> judge(subject.engine.name(), cut, (*execution)->context(), *subject.profile);
+    std::optional<Verdict> failure = judge.forward();
+    if (!failure) failure = judge.backward(*dense, cut.seeds);
+    if (failure) {
+      failure->why = fmt::format("{} alone, on its arguments with what is not finite replaced by 1/2: {}",
+                                 describeNode(c.graph, k), failure->why);
+      failure->blamed = {k};
+      failure->differences.clear();  // they are positions of the cut-out
+      failure->notes.clear();
+      return failure;
+    }
+    ++judged;
+  }
+  return std::nullopt;
+}
 
 }  // namespace detail
 
@@ -512,9 +588,20 @@ Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
   detail::AccuracyJudge<F> judge(subject.engine.name(), c, (*execution)->context(), *subject.profile);
   if (auto failure = judge.forward()) return *failure;
   if (auto dense = (*execution)->backwardDense(c.seeds)) {  // its failure is the theorem properties' to judge
-    if (auto failure = judge.backward(*dense)) return *failure;
+    if (auto failure = judge.backward(*dense, c.seeds)) return *failure;
   }
-  return judge.verdict();
+  // Again from a finite, nonzero seed at every position, so that every node's terms are judged with
+  // a cotangent that can show a wrong rule: the case's own seeds leave most nodes at cotangent 0
+  // (unused, or off the seeded output's path) or at a special value, where a term is not judged.
+  const Pack<F> probe = detail::probeSeeds(c.graph);
+  if (auto dense = (*execution)->backwardDense(probe))
+    if (auto failure = judge.backward(*dense, probe)) return *failure;
+  // The terms of a pointwise node they did not judge, on a case of its own.
+  std::size_t cutOuts = 0;
+  if (auto failure = detail::judgeUnjudgedTerms(subject, c, (*execution)->context(), judge, cutOuts)) return *failure;
+  Verdict verdict = judge.verdict();
+  if (cutOuts > 0 && !verdict.skipped.empty()) return Verdict::pass();  // the cut-outs judged something
+  return verdict;
 }
 
 }  // namespace tc::props

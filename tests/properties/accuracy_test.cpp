@@ -207,12 +207,22 @@ TEST(AccuracyProperty, NodesWithoutAnExactValueAreNotJudged) {
   const Case<double> log = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
     "nodes": [{"op": "log", "args": [0]}], "values": [["-1"]]})");
   EXPECT_FALSE(props::accuracy<double>(builtinEngine<double>("reference"), log).skipped.empty());
-  // exp(inf)'s argument is not finite: nothing to judge.
+  // exp(inf)'s argument is not finite: the whole case judges nothing, so exp's rule is judged on a
+  // case of its own whose argument is 1/2 (detail::termCutOut); a wrong term there fails, blamed on
+  // the node of the whole case.
   const Case<double> inf = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
     "nodes": [{"op": "exp", "args": [0]}], "values": [["inf"]]})");
   props::Verdict verdict = props::accuracy<double>(builtinEngine<double>("reference"), inf);
-  EXPECT_TRUE(verdict.holds);
-  EXPECT_NE(verdict.skipped.find("NaN or infinite"), std::string::npos) << verdict.skipped;
+  EXPECT_TRUE(verdict.holds) << verdict.why;
+  EXPECT_TRUE(verdict.skipped.empty()) << verdict.skipped;
+  testing::RewrittenContextEngine doubled(
+      "planted", [](const Graph<double>&, Context<double>&) {},
+      [](const Graph<double>&, Pack<double>& gradients) { gradients[0][0] *= 2; });
+  props::Verdict wrong = props::accuracy<double>(doubled, inf);
+  ASSERT_FALSE(wrong.holds);
+  EXPECT_EQ(wrong.why.find("node 1 (exp) alone, on its arguments with what is not finite replaced by 1/2: "), 0u)
+      << wrong.why;
+  EXPECT_EQ(wrong.blamed, std::set<std::size_t>{1});
 }
 
 TEST(AccuracyProperty, APointwiseNodeIsJudgedOnItsElementsWhoseArgumentsAreFinite) {
@@ -270,14 +280,39 @@ const Case<double>& tanhCase() {
   return c;
 }
 
-// The reference's gradients with element i at `position` moved by `steps` representable values.
+// The reference's gradients with element i at `position` moved by `steps` representable values, in
+// the backward from the case's own seeds only (the output's gradient is its seed, 1): accuracy's
+// second backward, from a probe seed at every position, sums other values.
 testing::RewrittenContextEngine gradientPlantedAt(std::size_t position, std::size_t i, int steps) {
   return testing::RewrittenContextEngine(
       "planted", [](const Graph<double>&, Context<double>&) {},
-      [=](const Graph<double>&, Pack<double>& gradients) {
+      [=](const Graph<double>& graph, Pack<double>& gradients) {
+        const Tensor<double>& output = gradients[graph.positionCount() - 1];
+        if (!std::all_of(output.values.begin(), output.values.end(), [](double g) { return g == 1; })) return;
         double& v = gradients[position][i];
         for (int s = 0; s < std::abs(steps); ++s) v = std::nextafter(v, steps > 0 ? INFINITY : -INFINITY);
       });
+}
+
+// A node off the seeded output's path has cotangent 0 in the backward from the case's seeds, where
+// a wrong rule for its term cannot show; accuracy's second backward, from a probe seed at every
+// position, judges it with a nonzero one. Here tanh is unused and a wrong rule adds its cotangent
+// again (the term ct·(1 − y²) + ct): invisible at ct = 0, off by about ct otherwise.
+TEST(AccuracyProperty, ATermOffTheSeededPathIsJudgedWithAProbeCotangent) {
+  static const Case<double> unused = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+    "nodes": [{"op": "tanh", "args": [0]}, {"op": "neg", "args": [0]}], "values": [["0.5", "-3"]], "output": 2})");
+  testing::RewrittenContextEngine extraCotangent(
+      "planted", [](const Graph<double>&, Context<double>&) {},
+      [](const Graph<double>&, Pack<double>& gradients) {
+        for (std::size_t i = 0; i < gradients[0].size(); ++i) gradients[0][i] += gradients[1][i];
+      });
+  props::Verdict verdict = props::accuracy<double>(extraCotangent, unused);
+  ASSERT_FALSE(verdict.holds) << "the case's own seeds give tanh cotangent 0";
+  EXPECT_NE(verdict.why.find("position 0's gradient, element 0, the sum of 2 terms of node 1 (tanh), node 2 (neg) and "
+                             "its seed"),
+            std::string::npos)
+      << verdict.why;
+  EXPECT_TRUE(props::accuracy<double>(builtinEngine<double>("reference"), unused).holds);
 }
 
 TEST(AccuracyProperty, TermsAreJudgedOnTheEnginesArgumentsAndCotangent) {
