@@ -8,9 +8,16 @@ packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev 
 # PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
 # and build the sanitized tests and the fuzzer with Clang 16 and its libFuzzer (scripts/sanitize.sh).
 # --torch: libtorch for the optional C++ PyTorch adapter (adapters/libtorch) and the bench comparison.
+# --test also installs Node.js (Debian's nodejs, and npm where no npm comes with it) and, with npm ci,
+# the pinned TensorFlow.js packages of adapters/js (package-lock.json), which the JS client's tests
+# and the TensorFlow.js engine verdict run.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+javascript=false
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(graphviz python3 python3-torch clang-16 libclang-rt-16-dev) ;;
+    --test) packages+=(graphviz python3 python3-torch clang-16 libclang-rt-16-dev nodejs)
+            command -v npm >/dev/null || packages+=(npm)
+            javascript=true ;;
     --torch) packages+=(libtorch-dev) ;;
     *) echo "setup: unknown option $option (the options are --test and --torch)" >&2; exit 2 ;;
   esac
@@ -20,11 +27,21 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all dependencies are installed"
-  exit 0
+  echo "setup: all Debian packages are installed"
+else
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "setup: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The npm packages, again whenever the lock file is newer than what npm ci last installed.
+if $javascript; then
+  installed="$root/adapters/js/node_modules/.package-lock.json"
+  if [ ! -f "$installed" ] || [ "$root/adapters/js/package-lock.json" -nt "$installed" ]; then
+    echo "setup: installing adapters/js's npm packages (npm ci)"
+    (cd "$root/adapters/js" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    echo "setup: adapters/js's npm packages are installed"
+  fi
+fi
