@@ -2,7 +2,7 @@
 """Run the engine verdict (`tapecheck run`, docs/semantics.md §3.9) on the independent engine
 (tests/engines/independent/engine.py) and on each of its planted bugs, and print a table.
 
-    cd /work/main && /usr/bin/python3 tests/engines/independent/run_verdict.py [options]
+    /usr/bin/python3 tests/engines/independent/run_verdict.py [--tapecheck build/tapecheck] [options]
 
 Expectations: the correct engine passes (exit 0) at seeds 1, 2, 3; each bug fails (exit 1) at seed 1.
 With --strict, each bug must also fail on every carrier where its op exists (double and float for the
@@ -24,7 +24,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE = "tests/engines/independent/engine.py"
-TAPECHECK = "/work/main/build/tapecheck"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+TAPECHECK = os.path.join(REPO, "build", "tapecheck")  # --tapecheck
 PY = "/usr/bin/python3"
 
 # Bugs whose op exists only on IEEE carriers (transcendental ops); the others exist on rational too.
@@ -41,19 +42,15 @@ def bug_names():
     return [line.split(":", 1)[0] for line in out.splitlines() if line.strip()]
 
 
-def run_one(bug, seed, cases, carrier, keep_dir, retries=3):
+def run_one(bug, seed, cases, carrier, keep_dir):
     cmd_engine = f"{PY} {ENGINE}" + (f" --bug {bug}" if bug else "")
     save = tempfile.mkdtemp(prefix="tc-indep-")
     args = [TAPECHECK, "run", "--engine-cmd", cmd_engine, "--cases", str(cases), "--seed", str(seed),
             "--save-failures", save, "--quiet"]
     if carrier:
         args += ["--carrier", carrier]
-    for attempt in range(retries):
-        if os.path.exists(TAPECHECK):
-            break
-        time.sleep(60)  # the binary is being rebuilt
     start = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True)
+    proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO)
     seconds = time.monotonic() - start
     text = proc.stdout + proc.stderr
     rows = []
@@ -87,6 +84,7 @@ def carriers_caught(rows):
 
 
 def main():
+    global TAPECHECK
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=int, default=100)
     ap.add_argument("--seeds", default="1,2,3", help="seeds for the correct engine")
@@ -94,14 +92,14 @@ def main():
     ap.add_argument("--bugs", default="all", help="comma-separated bug names, 'all' or 'none'")
     ap.add_argument("--carrier", default=None, help="restrict to one carrier (default: the full run)")
     ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--tapecheck", default=TAPECHECK, help="the tapecheck binary (default: build/tapecheck)")
     ap.add_argument("--strict", action="store_true",
                     help="a bug must be caught on double and float (and rational unless IEEE-only)")
     ap.add_argument("--keep", default=None, help="directory to keep each run's output and saved failures")
     ap.add_argument("--verbose", action="store_true", help="print every failing row of each run")
     opts = ap.parse_args()
-
-    if not os.path.isfile(os.path.join(os.getcwd(), ENGINE)):
-        sys.exit(f"run from the repository root (no {ENGINE} here)")
+    TAPECHECK = os.path.abspath(opts.tapecheck)
+    os.chdir(REPO)  # the engine command and its paths are the repository's
     if opts.keep:
         os.makedirs(opts.keep, exist_ok=True)
 
