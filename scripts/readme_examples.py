@@ -55,6 +55,7 @@ README = REPO / "README.md"
 PY = "/usr/bin/python3"  # Debian's interpreter (python3-torch lives there); the engines run with it
 TINY = f"{PY} examples/python/tiny_engine.py"
 SCALAR_BUG = f"{PY} examples/python/scalar_engine.py --bug"
+INDEPENDENT = f"{PY} tests/engines/independent/engine.py"
 BEGIN = re.compile(r"^<!-- readme-example: ([a-z0-9-]+) -->$")
 END = "<!-- /readme-example -->"
 
@@ -84,7 +85,7 @@ class Block:
     file: str = ""           # a file's text instead of commands
 
 
-PROPERTY_ROW = r"^\w+\s+[\w-]+\s+\d+\s+\d+\s+\d+\s+\d+\s+(pass|FAIL)"
+PROPERTY_ROW = r"^\w+\s+[\w-]+( \(exact\))?\s+\d+\s+\d+\s+\d+\s+\d+\s+(pass|FAIL)"
 BLOCKS = [
     Block("run-seed1", [Step("./build/tapecheck run --cases 100 --seed 1", keep=[
         r"^tapecheck run:", r"^$", r"^property ", r"^(ofGraph_toTape|lowerChecked_toTape) +rational ",
@@ -109,6 +110,13 @@ BLOCKS = [
     Block("faulty-segfault", [
         Step("./build/tests/faulty_engines run --engine segfaults --carrier rational --property compileChecked_context "
              "--cases 200 --seed 1", keep=[r"^faulty_engines run:", (r"failed on", r"^rerun:"), r"properties x carriers"])]),
+    Block("verdict-python", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --cases 100 --seed 1',
+                                  keep=[r"^tapecheck run:", r"^$", r"^property ", PROPERTY_ROW,
+                                        r"properties x carriers"])]),
+    Block("verdict-bug", [Step(f'./build/tapecheck run --engine-cmd "{INDEPENDENT} --bug sigmoid_sign" --carrier float '
+                               f'--cases 100 --seed 1', keep=[(r"failed on", r"^saved:"), r"properties x carriers"])]),
+    Block("verdict-cpp", [Step("/tmp/minigrad/minigrad_check run --engine minigrad --cases 100 --seed 1",
+                               keep=[r"^minigrad_check run:", r"properties x carriers"])], needs="minigrad"),
     Block("tiny-rational", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier rational --cases 200 --seed 1',
                                  keep=[r"^tapecheck run:", r"^$", r"^property ", PROPERTY_ROW,
                                        r"cases not compared", r"properties x carriers"])]),

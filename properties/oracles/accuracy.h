@@ -595,7 +595,13 @@ Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
   // (unused, or off the seeded output's path) or at a special value, where a term is not judged.
   const Pack<F> probe = detail::probeSeeds(c.graph);
   if (auto dense = (*execution)->backwardDense(probe))
-    if (auto failure = judge.backward(*dense, probe)) return *failure;
+    if (auto failure = judge.backward(*dense, probe)) {
+      failure->why += "; in the backward from accuracy's probe seeds (a seed of ±1/4 to ±5/4 at every position), "
+                      "not the case's";
+      for (std::size_t p : failure->blamed)
+        if (p < probe.size()) failure->notes[p].push_back(noteLine("probe seed", 5, bracketed(probe[p])));
+      return *failure;
+    }
   // The terms of a pointwise node they did not judge, on a case of its own.
   std::size_t cutOuts = 0;
   if (auto failure = detail::judgeUnjudgedTerms(subject, c, (*execution)->context(), judge, cutOuts)) return *failure;
