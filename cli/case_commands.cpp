@@ -313,7 +313,7 @@ std::pair<props::Verdict, std::string> recheck(const CaseInput& input, const Cas
   if (!input.engineCommand.empty()) return {props::Verdict{}, "its engine is another process: replay it with --engine-cmd"};
   if (!loaded.inputs) return {props::Verdict{}, "the file gives no input values"};
   std::string engine = input.engine.empty() ? program.engines.defaultName() : input.engine;
-  auto source = EngineSource::open({engine, "", 10, std::nullopt}, program.engines);
+  auto source = EngineSource::open({engine, "", 10, std::nullopt, ""}, program.engines);
   if (!source) return {props::Verdict{}, source.error().message};
   if (!(*source)->runsOn(Carrier<T>::name))
     return {props::Verdict{}, fmt::format("engine {} does not run on {}", engine, Carrier<T>::name)};
@@ -385,7 +385,7 @@ int replayCase(const ReplayOptions& options, const Program& program) {
     engineName = *engine;
   }
   auto source = EngineSource::open({options.engineCommand.empty() ? engineName : options.engine, options.engineCommand,
-                                    options.engineTimeout, options.isolate},
+                                    options.engineTimeout, options.isolate, options.engineLog},
                                    program.engines);
   if (!source) return report(kUsage, "replay: " + source.error().message);
   // Judged as the failure was (its recorded domain, policy and profile), unless told otherwise.
@@ -409,7 +409,8 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   if (auto saves = checkDirectoryPath("--save-failures", options.saveDir); !saves)
     return report(kUsage, "check: " + saves.error().message);
   auto source =
-      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
+      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate, options.engineLog},
+                         program.engines);
   if (!source) return report(kUsage, "check: " + source.error().message);
   auto judging = readJudging(options.policy, options.domain.empty() ? "default" : options.domain, options.profileFile,
                              (*source)->hello());

@@ -20,6 +20,7 @@ struct ReplayOptions {
   std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
   std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
+  std::string engineLog;        //!< --engine-log: where the exchange with the engine's process is recorded
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain;  //!< default or exact; empty: the saved failure's, else as `check` chooses
   bool survey = false;             //!< also name each failure's kind: the op blamed and the class of difference
@@ -40,6 +41,7 @@ struct CheckOptions {
   std::string engineCommand;    //!< --engine-cmd: an engine speaking docs/engine-protocol.md
   double engineTimeout = 10;    //!< seconds to wait for each of its answers
   std::optional<bool> isolate;  //!< --isolate/--no-isolate (cli/engine_choice.h)
+  std::string engineLog;        //!< --engine-log: where the exchange with the engine's process is recorded
   std::string policy;           //!< bits or values; empty: the engine's announced policy, else bits
   std::string domain;  //!< default or exact (dyadic draws, and exact_reference joins); empty: the engine
                        //!< verdict for an engine not tapecheck's own (each property in its own domain), else default

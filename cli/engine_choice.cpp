@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "core/carriers/dispatch.h"
@@ -80,6 +82,11 @@ Result<std::unique_ptr<EngineSource>> EngineSource::open(const EngineChoice& cho
   source->timeoutSeconds_ = choice.timeoutSeconds;
   process::ProcessSettings settings;
   settings.timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(choice.timeoutSeconds * 1000)));
+  if (!choice.logFile.empty()) {
+    std::FILE* log = std::fopen(choice.logFile.c_str(), "w");
+    if (!log) return fail(fmt::format("--engine-log: cannot write {}: {}", quote(choice.logFile), std::strerror(errno)));
+    settings.log = std::shared_ptr<std::FILE>(log, std::fclose);
+  }
   if (!choice.command.empty()) {
     if (choice.isolate == false) return fail("--no-isolate: an engine command always runs in a process of its own");
     source->command_ = choice.command, source->external_ = true, source->isolated_ = true;
@@ -92,7 +99,10 @@ Result<std::unique_ptr<EngineSource>> EngineSource::open(const EngineChoice& cho
     source->external_ = source->registered_ != nullptr;
     source->isolated_ = choice.isolate.value_or(source->external_);
     if (source->registered_) source->registeredHello_ = process::Hello{source->registered_->profile, source->registered_->policy};
-    if (!source->isolated_) return source;
+    if (!source->isolated_) {
+      if (settings.log) return fail("--engine-log records an engine in another process: --engine-cmd, or --isolate");
+      return source;
+    }
     source->process_ = std::make_unique<process::EngineProcess>(
         source->name_ + " (isolated)", forkServing(source->name_, source->registered_), settings);
   }

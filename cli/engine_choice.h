@@ -23,6 +23,7 @@ struct EngineChoice {
   std::string command;  //!< --engine-cmd
   double timeoutSeconds = 10;    //!< --engine-timeout: per answer of a process (per case)
   std::optional<bool> isolate;   //!< --isolate/--no-isolate; default: yes for an engine not built in
+  std::string logFile;           //!< --engine-log: where the exchange with an engine process is recorded
 };
 
 //! The chosen engine on every carrier: a built-in or registered engine, called in this process or,

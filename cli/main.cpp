@@ -65,7 +65,8 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
 }
 
 // An engine in another process instead of a named one (docs/engine-protocol.md), and isolation.
-void addEngineCommand(CLI::App* command, std::string& engineCommand, double& timeout, std::optional<bool>& isolate) {
+void addEngineCommand(CLI::App* command, std::string& engineCommand, double& timeout, std::optional<bool>& isolate,
+                      std::string& log) {
   auto* cmd = command->add_option("--engine-cmd", engineCommand,
                                   "check the engine this shell command starts, speaking the engine protocol "
                                   "(docs/engine-protocol.md) instead of a named engine");
@@ -77,6 +78,10 @@ void addEngineCommand(CLI::App* command, std::string& engineCommand, double& tim
       "--isolate,!--no-isolate", [&isolate](std::int64_t count) { isolate = count > 0; },
       "run the engine in a forked copy of this program, so that a crash or a hang fails the case instead of "
       "ending the run (default: on for an engine that is not built in)");
+  command->add_option("--engine-log", log,
+                      "record the exchange with the engine's process in this file: '> ' lines sent (the engine's "
+                      "input, to rerun a case by hand), '< ' lines read, '# ' starts and faults")
+      ->check(kNonEmptyPath);
 }
 
 void addSurvey(CLI::App* command, bool& survey) {
@@ -156,7 +161,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
       ->check(kNonEmptyPath);
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
   addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
-  addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate);
+  addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate, run.engineLog);
   addSurvey(runCommand, run.survey);
 
   ReplayOptions replay;
@@ -166,7 +171,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   addEngineName(replayCommand, replay.engine, catalog, "the engine to replay on", "the file's failure.engine, else ");
   addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
-  addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate);
+  addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate, replay.engineLog);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
   addFullListing(replayCommand, replay.full);
   addBudgetOptions(replayCommand, replay.budget);
@@ -183,7 +188,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)", catalog);
   addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
-  addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate);
+  addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate, check.engineLog);
   addSurvey(checkCommand, check.survey);
   addBudgetOptions(checkCommand, check.budget);
   checkCommand->add_flag("--quiet", check.quiet, "print only failures, carriers not checked and the summary line");

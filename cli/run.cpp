@@ -193,7 +193,8 @@ int runProperties(const RunOptions& options, const Program& program) {
   if (!shard) return report(kUsage, "run: " + shard.error().message);
   if (auto where = checkOutputPaths(options); !where) return report(kUsage, "run: " + where.error().message);
   auto source =
-      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate}, program.engines);
+      EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate, options.engineLog},
+                         program.engines);
   if (!source) return report(kUsage, "run: " + source.error().message);
   auto judging = readJudging(options.policy, options.domain.empty() ? "default" : options.domain, options.profileFile,
                              (*source)->hello());

@@ -70,11 +70,18 @@ const Hello& EngineProcess::hello() {
   return *hello_;
 }
 
+void EngineProcess::logLine(std::string_view mark, std::string_view text) const {
+  if (!settings_.log) return;
+  fmt::print(settings_.log.get(), "{}{}\n", mark, text);
+  std::fflush(settings_.log.get());
+}
+
 void EngineProcess::start() {
   auto child = launch_();
   if (!child) throw ProtocolError(fmt::format("cannot start engine {}: {}", quote(command_, 80), child.error().message));
   child_.emplace(std::move(*child));
   ++starts_, linesRead_ = 0;
+  logLine("# ", fmt::format("start {}: {}", starts_, command_));
   // Loading an interpreter and a library (PyTorch) takes seconds on a busy machine: the hello is
   // awaited at least kHelloTimeout, whatever the timeout per answer.
   const auto helloTimeout = std::max(settings_.timeout, kHelloTimeout);
@@ -87,6 +94,7 @@ void EngineProcess::start() {
     throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix(*child_)));
   if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");
   linesRead_ = 1;
+  logLine("< ", first.line);
   auto document = parseJsonDocument(first.line);
   if (!document)
     protocolError(1, fmt::format("not a hello ({}): {} (standard output is the protocol's: write anything else to "
@@ -136,6 +144,7 @@ void EngineProcess::write(Pending& request) {
   request.wireId = nextId_++;
   std::string line = fmt::format("{{\"id\":{},", request.wireId);
   line.append(request.body, 1);
+  logLine("> ", line);
   line += '\n';
   child_->send(line);
 }
@@ -166,9 +175,11 @@ std::variant<Answer, Fault> EngineProcess::receive(std::size_t ticket) {
     if (outcome.kind == LineOutcome::Kind::line) {
       const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - waitStart);
       slowestAnswer_ = std::max(slowestAnswer_, waited);
+      logLine("< ", outcome.line);
       reply = Answer{std::move(outcome.line), ++linesRead_, oldest.wireId};
     } else {
       reply = Fault{faultMessage(outcome)};
+      logLine("# ", "fault: " + std::get<Fault>(reply).message);
       if (outcome.kind == LineOutcome::Kind::timeout) hung_ = true;
       child_.reset();  // killed with its process group; restarted for the requests still pending
     }

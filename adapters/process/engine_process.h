@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <deque>
+#include <memory>
 #include <functional>
 #include <map>
 #include <cstddef>
@@ -44,6 +46,9 @@ inline constexpr int kShortTimeoutFactor = 20;
 struct ProcessSettings {
   std::chrono::milliseconds timeout{10000};
   std::size_t maxLine = std::size_t{256} << 20;
+  //! Where the exchange is recorded (--engine-log), or nullptr: each line sent as "> LINE", each
+  //! line read as "< LINE", and starts and faults as "# ..."; the engine's input is the "> " lines.
+  std::shared_ptr<std::FILE> log;
 };
 
 //! What an engine announces first: its profile and, if it names one, its policy.
@@ -118,6 +123,7 @@ class EngineProcess {
 
   void start();
   void write(Pending& request);
+  void logLine(std::string_view mark, std::string_view text) const;
   std::string faultMessage(const LineOutcome& outcome);
   [[noreturn]] void protocolError(std::size_t line, const std::string& why) const;
 

@@ -50,6 +50,37 @@ TEST(EngineCmd, TapechecksOwnEngineBehindTheProtocolPassesEveryEngineProperty) {
   EXPECT_NE(run.out.find("seed 5: all passed"), std::string::npos) << run.out;
 }
 
+// --engine-log records the exchange: the engine's input is the "> " lines, so a case can be rerun by
+// hand (here: the first request fed to the engine again gives the answer recorded); starts and faults
+// are "# " lines. An engine in tapecheck's own process has no exchange to record.
+TEST(EngineCmd, TheEngineLogRecordsTheExchangeSoACaseCanBeRerunByHand) {
+  const std::string log = ::testing::TempDir() + "engine_log.txt";
+  const std::string engine = std::string(TAPECHECK_BINARY) + " serve";
+  CommandRun run = runTapecheck("run --cases 5 --seed 1 --carrier rational --property compileChecked_context --engine-cmd '" +
+                                engine + "' --engine-log " + log);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  std::ifstream in(log);
+  std::string line, firstRequest, firstAnswer, hello;
+  std::size_t sent = 0, read = 0, starts = 0;
+  while (std::getline(in, line)) {
+    if (line.starts_with("> ") && sent++ == 0) firstRequest = line.substr(2);
+    if (line.starts_with("< ") && read++ == 0) hello = line.substr(2);
+    else if (line.starts_with("< ") && read == 2) firstAnswer = line.substr(2);
+    if (line.starts_with("# start ")) ++starts;
+  }
+  EXPECT_EQ(starts, 1u);
+  EXPECT_EQ(sent, 5u);
+  EXPECT_EQ(read, 6u) << "the hello and five answers";
+  EXPECT_NE(hello.find("\"tapecheck_engine\""), std::string::npos) << hello;
+  std::ofstream(::testing::TempDir() + "engine_log_request.txt") << firstRequest << "\n";
+  CommandRun again = tc::testing::runCommand(engine + " < " + ::testing::TempDir() + "engine_log_request.txt");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.out.substr(again.out.find('\n') + 1), firstAnswer + "\n") << "the recorded answer, rerun by hand";
+  CommandRun inProcess = runTapecheck("run --cases 5 --engine compiled --engine-log " + log);
+  EXPECT_EQ(inProcess.status, 2);
+  EXPECT_NE(inProcess.err.find("--engine-log records an engine in another process"), std::string::npos) << inProcess.err;
+}
+
 // Without --domain, an engine not tapecheck's own gets the engine verdict (docs/semantics.md §3.9):
 // on IEEE carriers the properties that compare results exactly run on the exact domain (marked),
 // accuracy and the oracles of special values on every value; exact carriers on every value. With

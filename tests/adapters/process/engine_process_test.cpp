@@ -152,7 +152,7 @@ TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
   ASSERT_LT(shortened, settings.timeout) << "an echo took " << engine.slowestAnswer().count() << " ms";
   // The first hang waits the whole timeout: lowered here so that the test is short.
   EngineProcess quick(shellEngine("case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\""),
-                      ProcessSettings{std::chrono::milliseconds(3000)});
+                      ProcessSettings{std::chrono::milliseconds(3000), std::size_t{256} << 20, nullptr});
   auto replies = quick.exchange({R"({"a":1})", R"({"hang":1})", R"({"a":3})", R"({"hang":2})", R"({"a":5})"});
   ASSERT_TRUE(std::holds_alternative<Answer>(replies[0]));
   ASSERT_TRUE(std::holds_alternative<Fault>(replies[1]));
