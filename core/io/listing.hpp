@@ -43,6 +43,20 @@ std::string abbreviatedValues(const Tensor<T>& t, std::size_t limit) {
   return fmt::format("{}", fmt::join(shown, " "));
 }
 
+//! The index list a node reads (gather0's rows: a repeated index is often the bug), or empty; with
+//! `limit`, at most that many entries and the count.
+template <class T>
+std::string describeIndices(const Graph<T>& graph, std::size_t position, std::size_t limit) {
+  if (graph.isInput(position)) return {};
+  const Node<T>& node = graph.nodeAt(position);
+  auto list = node.attrs.key.empty() ? graph.schema.indices.end() : graph.schema.indices.find(node.attrs.key);
+  if (list == graph.schema.indices.end()) return {};
+  const std::vector<std::size_t>& entries = list->second;
+  if (limit == 0 || entries.size() <= limit) return fmt::format("{}", fmt::join(entries, " "));
+  return fmt::format("{} … {} ({} entries)", fmt::join(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(limit - 2), " "),
+                     entries.back(), entries.size());
+}
+
 template <class T>
 std::string describeProgram(const Graph<T>& graph, std::size_t position) {
   if (graph.isInput(position)) return {};
@@ -61,6 +75,8 @@ std::string formatListing(const Graph<T>& graph, const std::vector<ListingColumn
   for (std::size_t p = 0; p < graph.positionCount(); ++p) {
     fmt::format_to(line, "{:>4}  {}  {}\n", p, formatNodeCall(graph, p), formatShape(graph.shapeAt(p)));
     if (std::string what = describeProgram(graph, p); !what.empty()) fmt::format_to(line, "        {}\n", what);
+    if (std::string indices = describeIndices(graph, p, limit); !indices.empty())
+      fmt::format_to(line, "        {:<{}}  {}\n", "indices", width, indices);
     for (const auto& column : columns) {
       fmt::format_to(line, "        {:<{}}  ", column.name, width);
       const std::vector<T>& values = column.pack[p].values;
