@@ -338,7 +338,10 @@ struct Scale : UnaryBase, ScaledDegree {
 
 struct Inv : PointwiseUnary<Inv> {
   static constexpr std::string_view label = "inv";
-  static constexpr std::size_t termRoundings = 2;  // −ct/(x·x), or −ct·y·y
+  //! −ct/x² as −ct/(x·x) or (−ct/x)/x: two roundings. As −ct·y·y or −(ct·(y·y)) with y = fl(1/x)
+  //! (PyTorch's): y = (1/x)(1 + δ) enters squared, (1 + δ)² and two roundings more, four in all
+  //! (Higham, Lemma 3.1). Everything a term reads lies within 2^±⌊emax/4⌋, so none underflows.
+  static constexpr std::size_t termRoundings = 4;
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
   static constexpr std::size_t domainArgument = 0;
