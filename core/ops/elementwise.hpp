@@ -538,9 +538,12 @@ struct Tanh : PointwiseUnary<Tanh> {
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
-  //! ct·(1 − y²): three roundings, and 1 − y² cancels near |y| = 1, so they are relative to
-  //! |ct|·(1 + y²). (Where tanh rounds to ±1 the term may be 0: y within its budget holds 1.)
-  static constexpr std::size_t termRoundings = 3;
+  //! ct·(1 − y·y), ct − (ct·y)·y or ct·fma(−y, y, 1): at most three roundings, and 1 − y² cancels
+  //! near |y| = 1, so they are relative to |ct|·(1 + y²) (y·y errs by u·y², the rest by u of what
+  //! they round). ct·((1 − y)·(1 + y)): four roundings relative to |term| ≤ |ct|·(1 + y²) (1 ∓ y
+  //! round to nearest relative to themselves): four in all. (Where tanh rounds to ±1 the term may
+  //! be 0: y within its budget holds 1.)
+  static constexpr std::size_t termRoundings = 4;
   template <class T>
   static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return Carrier<T>::abs(g) * (one<T>() + t * t); })});
