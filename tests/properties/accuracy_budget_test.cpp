@@ -2,8 +2,10 @@
 // use for an op's forward value or term stays within the budget the accuracy oracle holds it to
 // (soundness), and some listed formula reaches at least a quarter of it (tightness: a budget that
 // drifts wide is noticed). Each formula is evaluated in double and in float on 10^6 adversarial
-// inputs; the oracle's own entry points (validateAndForward and termsAndErrorAt on intervals,
-// widenedByBudget, judgeElement) judge them.
+// inputs; the oracle's own entry points (validateAndForward, accumulatedErrorAt and termsAndErrorAt
+// on intervals, widenedByBudget, judgeElement) judge them. The elementwise ops with a budget
+// (inv, div, exp, log, sqrt, tanh, sigmoid, softplus, sin, cos) and the ops over a row (sum, dot,
+// mean, mse_loss, softmax_last, log_softmax_last); not yet matmul and linear.
 //
 // Judging 10^6 values on MPFI per formula would take minutes, so every value is first measured
 // cheaply, in long double against a long double exact value, and only the values the cheap measure
