@@ -338,7 +338,10 @@ struct Scale : UnaryBase, ScaledDegree {
 
 struct Inv : PointwiseUnary<Inv> {
   static constexpr std::string_view label = "inv";
-  static constexpr std::size_t termRoundings = 2;  // −ct/(x·x), or −ct·y·y
+  //! −ct/x² as −ct/(x·x) or (−ct/x)/x: two roundings. As −ct·y·y or −(ct·(y·y)) with y = fl(1/x)
+  //! (PyTorch's): y = (1/x)(1 + δ) enters squared, (1 + δ)² and two roundings more, four in all
+  //! (Higham, Lemma 3.1). Everything a term reads lies within 2^±⌊emax/4⌋, so none underflows.
+  static constexpr std::size_t termRoundings = 4;
   static constexpr Requirement needs = Requirement::field;
   static constexpr bool dividesByValues = true;
   static constexpr std::size_t domainArgument = 0;
@@ -535,9 +538,12 @@ struct Tanh : PointwiseUnary<Tanh> {
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
-  //! ct·(1 − y²): three roundings, and 1 − y² cancels near |y| = 1, so they are relative to
-  //! |ct|·(1 + y²). (Where tanh rounds to ±1 the term may be 0: y within its budget holds 1.)
-  static constexpr std::size_t termRoundings = 3;
+  //! ct·(1 − y·y), ct − (ct·y)·y or ct·fma(−y, y, 1): at most three roundings, and 1 − y² cancels
+  //! near |y| = 1, so they are relative to |ct|·(1 + y²) (y·y errs by u·y², the rest by u of what
+  //! they round). ct·((1 − y)·(1 + y)): four roundings relative to |term| ≤ |ct|·(1 + y²) (1 ∓ y
+  //! round to nearest relative to themselves): four in all. (Where tanh rounds to ±1 the term may
+  //! be 0: y within its budget holds 1.)
+  static constexpr std::size_t termRoundings = 4;
   template <class T>
   static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return Carrier<T>::abs(g) * (one<T>() + t * t); })});
@@ -571,6 +577,9 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
     out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(49) ? s : s * (one<T>() - s)); })});
   }
   //! ct·y·(1 − y): three roundings, relative to |ct|·|y|·(1 + |y|) (1 − y cancels near y = 1).
+  //! Through exp, ct·e/(1 + e)² with e = exp(−|x|), nine relative to the term: the enclosure of
+  //! y·(1 − y) over the forward values within 8 ulp already reaches 8u·|term| beyond it on each
+  //! side, and γ_3·M ≥ 3u·|term| more (docs/semantics.md §2.6).
   static constexpr std::size_t termRoundings = 3;
   template <class T>
   static void termMagnitude(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
@@ -587,8 +596,9 @@ struct Softplus : PointwiseUnary<Softplus> {
   static constexpr std::size_t termRoundings = 17;
   //! As written below: exp errs by ≤ 2 ulp (≤ 4u relative), log1p by 2 ulp more, and log1p's
   //! condition number is ≤ 1 on (0, 1]: ≤ 8u, then x + ... adds u: ≤ 9 ulp. The other stable form,
-  //! log1p(exp(x)) for any x below a threshold (PyTorch's, up to x = 20), has log1p's condition
-  //! number ≤ 1/ln 2 for arguments ≥ 1: ≤ 4u·1.443 + 4u < 10u. The naive log(1 + exp(x)) is
+  //! log1p(exp(x)) below a threshold and x above it, has log1p's condition number ≤ 1/ln 2 for
+  //! arguments ≥ 1: ≤ 4u·1.443 + 4u < 10u, and x alone errs by e^-x, which the threshold must make
+  //! small: PyTorch's 20 does in float, not in double (57,900 ulp at x = 22.3). The naive log(1 + exp(x)) is
   //! infinite from x = 709.79 and 0 below x = −36.7 (double).
   static constexpr double accuracyUlps = 10;
   //! Where exp(x) overflows, and where 1 + exp(x) rounds to 1.
