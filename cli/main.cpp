@@ -70,6 +70,7 @@ void addEngineCommand(CLI::App* command, std::string& engineCommand, double& tim
   auto* cmd = command->add_option("--engine-cmd", engineCommand,
                                   "check the engine this shell command starts, speaking the engine protocol "
                                   "(docs/engine-protocol.md) instead of a named engine");
+  cmd->check(kNonEmptyCommand);
   cmd->excludes(command->get_option("--engine"));
   command->add_option("--engine-timeout", timeout,
                       "seconds to wait for each answer (each case) of an engine in another process")

@@ -219,6 +219,9 @@ int runProperties(const RunOptions& options, const Program& program) {
   result.shard = fmt::format("{}/{}", shard->index, shard->count);
   std::size_t mine = 0;
   for (std::size_t r = 0; r < planned.size(); ++r) mine += shard->runs(r);
+  if (mine == 0)  // a shard past the rows would pass having run nothing
+    return report(kUsage, fmt::format("run: shard {}/{} has no rows: the run has {} row{}", shard->index, shard->count,
+                                      planned.size(), planned.size() == 1 ? "" : "s"));
   if (!options.quiet)
     fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}\n",
                program.name, options.cases, result.seed, (*source)->description(),

@@ -24,5 +24,11 @@ inline const CLI::Validator kUnsigned(
 //! Refuses an empty path (a file or directory option given "").
 inline const CLI::Validator kNonEmptyPath([](std::string& text) { return text.empty() ? std::string("the path is empty") : std::string(); },
                                           "PATH");
+//! An engine command: an empty one (a CI line with its variable unset) would check nothing it names.
+inline const CLI::Validator kNonEmptyCommand(
+    [](std::string& text) {
+      return text.find_first_not_of(" \t") == std::string::npos ? std::string("the engine command is empty") : std::string();
+    },
+    "CMD");
 
 }  // namespace tc::cli

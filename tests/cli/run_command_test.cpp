@@ -183,4 +183,18 @@ TEST(CommandLine, HelpShowsDefaultsAndTheProperties) {
   EXPECT_NE(run.out.find("node_adjoint_identity"), std::string::npos) << run.out;
 }
 
+// A CI line that would pass having checked nothing is a usage error: a shard past the rows, an
+// engine command left empty by an unset variable.
+TEST(RunCommand, ARunThatWouldCheckNothingIsAUsageError) {
+  CommandRun pastTheRows = runTapecheck("run --cases 2 --shard 99/100");
+  EXPECT_EQ(pastTheRows.status, 2) << pastTheRows.out;
+  EXPECT_NE(pastTheRows.err.find("shard 99/100 has no rows: the run has "), std::string::npos) << pastTheRows.err;
+  EXPECT_EQ(pastTheRows.out.find("all passed"), std::string::npos) << pastTheRows.out;
+  for (const char* empty : {"''", "'  '"}) {
+    CommandRun run = runTapecheck(std::string("run --cases 2 --engine-cmd ") + empty);
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_NE(run.err.find("the engine command is empty"), std::string::npos) << run.err;
+  }
+}
+
 }  // namespace
