@@ -1,6 +1,11 @@
 """PyTorch checked by tapecheck through its engine protocol, on `double` (float64) and `float` (float32).
 
-Run it as tapecheck would:  /usr/bin/python3 adapters/python/torch_engine.py
+Run it as tapecheck would:  /usr/bin/python3 adapters/python/torch_engine.py [--ops FILE ...]
+
+Your own ops: `--ops FILE` loads a Python file whose `TAPECHECK_OPS` maps tapecheck op names to
+functions `fn(args, attrs, shape, data)` returning a torch tensor — your `torch.autograd.Function`'s
+`apply`, say — which replace this adapter's for those ops, so that tapecheck checks your forward and
+backward (examples/python/my_torch_ops.py). From Python: `serve(TorchEngine(ops={...}))`.
 
 Each position (input or node) is one distinct torch tensor; inputs and the outputs of `const` and
 `detach` are leaves with requires_grad, because they are positions that receive cotangent. A
@@ -138,6 +143,13 @@ class TorchEngine(Engine):
     profile = PROFILE
     policy = "values"
 
+    def __init__(self, ops=None):
+        """`ops`: op name -> fn(args, attrs, shape, data), over OP_TABLE's (a user's own ops)."""
+        unknown = sorted(set(ops or {}) - set(OPS))
+        if unknown:
+            raise ValueError(f"no tapecheck op named {', '.join(unknown)}; the ops are: {', '.join(OPS)}")
+        self.ops = {**OP_TABLE, **(ops or {})}
+
     def leaf(self, carrier, shape, values):
         return torch.tensor(values, dtype=DTYPES[carrier]).reshape(shape).requires_grad_()
 
@@ -146,7 +158,7 @@ class TorchEngine(Engine):
             return self.leaf(self.carrier, attrs["shape"], attrs["values"])
         if op == "detach":
             return args[0].detach().requires_grad_()  # a new leaf: receives cotangent, passes none on
-        fn = OP_TABLE.get(op)
+        fn = self.ops.get(op)
         if fn is None:
             raise Unsupported(op)
         out = fn(args, attrs, shape, data)
@@ -184,8 +196,34 @@ class TorchEngine(Engine):
         return result
 
 
-def main():
-    serve(TorchEngine())
+def load_ops(path):
+    """The TAPECHECK_OPS of the Python file at `path`."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(path))[0], path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"torch_engine: --ops {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ops = getattr(module, "TAPECHECK_OPS", None)
+    if not isinstance(ops, dict):
+        raise SystemExit(f"torch_engine: --ops {path}: defines no TAPECHECK_OPS dictionary")
+    return ops
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(description="PyTorch as a tapecheck engine (docs/engine-protocol.md)")
+    parser.add_argument("--ops", action="append", default=[], metavar="FILE",
+                        help="a Python file whose TAPECHECK_OPS replaces this adapter's functions for those ops")
+    options = parser.parse_args(argv)
+    ops = {}
+    for path in options.ops:
+        ops.update(load_ops(path))
+    try:
+        engine = TorchEngine(ops)
+    except ValueError as error:
+        raise SystemExit(f"torch_engine: {error}")
+    serve(engine)
 
 
 if __name__ == "__main__":

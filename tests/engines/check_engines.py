@@ -2,6 +2,9 @@
 
     check_engines.py TAPECHECK torch-verdict S PyTorch's engine verdict (the default run, no mode flags:
                                                docs/semantics.md §3.9) at seed S, 100 cases a row: must pass
+    check_engines.py TAPECHECK torch-own-op    a user's torch.autograd.Function through the adapter's --ops hook
+                                               (examples/python/my_torch_ops.py): passes the verdict, and with
+                                               its planted bug fails accuracy on double and float, in <= 2 nodes
     check_engines.py TAPECHECK scalar          the scalar Python engine on rationals: must pass
     check_engines.py TAPECHECK scalar-bug      the scalar engine with --bug: must fail, shrunk to <= 3 nodes
     check_engines.py TAPECHECK torch-survey [--update]
@@ -59,6 +62,21 @@ def torch_verdict(binary, save, seed):
     status, out, _ = tapecheck(binary, "--engine-cmd", TORCH, "--cases", "100", "--seed", str(seed), save=save)
     expect(status == 0, f"PyTorch fails its engine verdict at seed {seed}")
     expect("the engine verdict" in out, "the default run of PyTorch is not the engine verdict")
+
+
+def torch_own_op(binary, save):
+    own = TORCH + " --ops examples/python/my_torch_ops.py"
+    status, _, _ = tapecheck(binary, "--engine-cmd", own, "--cases", "100", "--seed", "1", save=save)
+    expect(status == 0, "PyTorch with the example's own tanh fails its engine verdict")
+    os.environ["MY_TANH_BUG"] = "1"
+    try:
+        status, out, _ = tapecheck(binary, "--engine-cmd", own, "--cases", "100", "--seed", "1", save=save)
+    finally:
+        del os.environ["MY_TANH_BUG"]
+    expect(status == 1, f"the example's planted tanh bug is not caught (exit status {status})")
+    for carrier in ("double", "float"):
+        found = re.search(rf"^accuracy failed on {carrier} .*from \d+ to (\d+) nodes", out, re.M)
+        expect(found and int(found.group(1)) <= 2, f"the planted tanh bug is not caught on {carrier} in <= 2 nodes")
 
 
 def scalar(binary, save):
@@ -160,6 +178,8 @@ def main():
     with tempfile.TemporaryDirectory() as save:
         if check == "torch-verdict":
             torch_verdict(binary, save, int(rest[0]))
+        elif check == "torch-own-op":
+            torch_own_op(binary, save)
         elif check == "torch-survey-shard":
             survey_shard(binary, save, (int(rest[0]), int(rest[1])), rest[2])
         elif check == "torch-survey-table":
