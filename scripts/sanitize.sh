@@ -31,9 +31,9 @@
 #   ReadmeExamples.minigrad-bug): the example is compiled without the sanitizers and cannot link
 #   the sanitized library;
 # - the libtorch adapter: libtorch is not built with the sanitizers;
-# - the Python engines and the README's examples (PythonEngines.*, ReadmeExamples.*): they run Python
-#   and PyTorch, which are not sanitized, and repeat through the command line what tests/cli runs;
-#   the ordinary build's ctest runs them.
+# - the Python and JavaScript engines and the README's examples (PythonEngines.*, IndependentEngine.*,
+#   JsEngines.*, ReadmeExamples.*): they run Python, PyTorch and Node, which are not sanitized, and repeat
+#   through the command line what tests/cli runs; the ordinary build's ctest runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-sanitize -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_BUILD_TYPE=Release \
@@ -52,6 +52,7 @@ cmake --build build-sanitize -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:handle_segv=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 unsanitized='CaseFileDeathTest\.SmallFileCannotExhaustMemory|BudgetFile\.|BudgetOptions\.|ExternalExample\.|ReadmeExamples\.|PythonEngines\.'
+unsanitized+='|IndependentEngine\.|JsEngines\.'
 unsanitized+='|CaseFile\.MutatedFilesNeverCrash|CaseCommands\.MalformedFilesAndRandomBytes|Reference\.LongChainNeedsNoRecursion'
 unsanitized+='|EveryShrinkLoadsAndIsStrictlySmaller<(tc::ModP|tc::RationalNoEq|float|double)>'
 unsanitized+='|DenseOrderFamily\.|Check\.EveryExampleGraphPasses'
