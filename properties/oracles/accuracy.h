@@ -545,16 +545,24 @@ Case<F> termCutOut(const Case<F>& c, const Context<F>& context, std::size_t k) {
   return out;
 }
 
+//! At most this many cut-outs a case: each is an engine call of its own, and a large graph whose
+//! whole backward judges nothing (a dense node at its end) would otherwise cost one per node, which
+//! the work budget does not count. Generated cases hold far fewer pointwise nodes.
+inline constexpr std::size_t kMaxTermCutOuts = 64;
+
 //! The terms of every pointwise node that the whole case's backward passes did not judge (an
 //! argument not finite, a reader that could not be judged, a later dense node), judged each on its
-//! own cut-out (termCutOut); the first failure, blamed on the node in the whole case.
+//! own cut-out (termCutOut), the first kMaxTermCutOuts of them; the first failure, blamed on the node
+//! in the whole case.
 template <class F>
 std::optional<Verdict> judgeUnjudgedTerms(const EngineUnderTest<F>& subject, const Case<F>& c, const Context<F>& context,
                                           const AccuracyJudge<F>& whole, std::size_t& judged) {
+  std::size_t cutOuts = 0;
   for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount() && k < context.size(); ++k) {
     const Node<F>& node = c.graph.nodeAt(k);
     if (!ops::isPointwise(node.op) || !ops::hasTerms(node.op) || node.attrs.opaque || whole.termsJudged(k)) continue;
     if (!finiteAttributes(node.attrs)) continue;
+    if (cutOuts++ == kMaxTermCutOuts) break;
     const Case<F> cut = termCutOut(c, context, k);
     auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
     if (!execution) continue;  // the domain oracles judge a refusal

@@ -225,6 +225,30 @@ TEST(AccuracyProperty, NodesWithoutAnExactValueAreNotJudged) {
   EXPECT_EQ(wrong.blamed, std::set<std::size_t>{1});
 }
 
+// The reference, counting its compiles.
+class CountingEngine final : public Engine<double> {
+ public:
+  std::string_view name() const override { return "counting"; }
+  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
+                                                           const Data<double>& data) const override {
+    ++compiles;
+    return builtinEngine<double>("reference").compile(graph, inputs, data);
+  }
+  mutable std::size_t compiles = 0;
+};
+
+// Each cut-out is an engine call of its own: a case whose whole backward judges none of 100 exp
+// nodes (every argument infinite) costs the whole case's compile and kMaxTermCutOuts cut-outs.
+TEST(AccuracyProperty, CutOutsAreBoundedPerCase) {
+  std::string nodes, values;
+  for (int k = 0; k < 100; ++k) nodes += std::string(k ? ", " : "") + R"({"op": "exp", "args": [0]})";
+  const Case<double> many = caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "nodes": [)" + nodes +
+                                   R"(], "values": [["inf"]]})");
+  CountingEngine counting;
+  EXPECT_TRUE(props::accuracy<double>(counting, many).holds);
+  EXPECT_EQ(counting.compiles, 1 + props::detail::kMaxTermCutOuts);
+}
+
 TEST(AccuracyProperty, APointwiseNodeIsJudgedOnItsElementsWhoseArgumentsAreFinite) {
   // exp of [nan, 0.5, inf, 1]: elements 1 and 3 have an exact value; a large tensor of drawn values
   // almost always holds a NaN somewhere, and was never judged at all.
