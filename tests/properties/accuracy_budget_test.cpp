@@ -528,6 +528,16 @@ LD lowerOf(const Interval& x) { return boost::multiprecision::lower(x.v).convert
 LD upperOf(const Interval& x) { return boost::multiprecision::upper(x.v).convert_to<LD>(); }
 LD middleOf(const Interval& x) { return boost::multiprecision::median(x.v).convert_to<LD>(); }
 
+//! A graph of one node of `kind` on `arity` inputs of `n` values each; the node is position `arity`.
+Graph<Interval> oneNodeGraph(OpKind kind, std::size_t arity, std::size_t n) {
+  auto builder = GraphBuilder<Interval>::create(std::vector<Shape>(arity, Shape{n}));
+  std::vector<std::size_t> args;
+  for (std::size_t i = 0; i < arity; ++i) args.push_back(i);
+  auto node = builder->add(kind, args);
+  EXPECT_TRUE(node.has_value());
+  return std::move(*builder).build();
+}
+
 //! The oracle's verdict on each draw of `draws` (with its computed values), as AccuracyJudge
 //! reaches it: the forward enclosed on intervals and judged within accuracyUlps, the terms
 //! enclosed over the forward values within budget (widenedByBudget) and judged within their error
@@ -536,13 +546,7 @@ template <class F>
 Judged<F> judgeBatch(const OpUnderTest<F>& op, const std::vector<Draw<F>>& draws, const std::vector<Computed<F>>& computed) {
   Judged<F> out;
   const std::size_t n = draws.size();
-  std::vector<Shape> shapes(op.arity, Shape{n});
-  auto builder = GraphBuilder<Interval>::create(shapes);
-  std::vector<std::size_t> args;
-  for (std::size_t i = 0; i < op.arity; ++i) args.push_back(i);
-  auto node = builder->add(op.kind, args);
-  EXPECT_TRUE(node.has_value());
-  const Graph<Interval> graph = std::move(*builder).build();
+  const Graph<Interval> graph = oneNodeGraph(op.kind, op.arity, n);
   const std::size_t k = op.arity;
   Pack<Interval> points(op.arity + 1);
   for (std::size_t i = 0; i < op.arity; ++i)
@@ -1077,12 +1081,7 @@ template <class F>
 Judged<F> judgeRow(const RowOp<F>& op, const RowDraw<F>& d, const RowComputed<F>& computed) {
   Judged<F> out;
   const std::size_t n = d.a.size();
-  auto builder = GraphBuilder<Interval>::create(std::vector<Shape>(op.arity, Shape{n}));
-  std::vector<std::size_t> args;
-  for (std::size_t i = 0; i < op.arity; ++i) args.push_back(i);
-  auto node = builder->add(op.kind, args);
-  EXPECT_TRUE(node.has_value());
-  const Graph<Interval> graph = std::move(*builder).build();
+  const Graph<Interval> graph = oneNodeGraph(op.kind, op.arity, n);
   const std::size_t k = op.arity;
   auto pointsOf = [](const std::vector<F>& v) {
     return Tensor<Interval>(Shape{v.size()}, kernels::generate<Interval>(v.size(), [&](std::size_t j) { return Interval(Mpfi(static_cast<double>(v[j]))); }));
