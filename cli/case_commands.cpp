@@ -474,6 +474,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
   fmt::print("{}{} properties x carriers, {} cases, seed {}: {}\n", options.quiet ? "" : "\n", rows.size(), total, seed,
              failed ? fmt::format("{} FAILED", failed) : std::string("all passed"));
   if (reportSaveErrors(rows)) return kUsage;
+  if (reportShrinkerFault(rows, "check")) return kUsage;
   return failed ? kFailed : kSuccess;
 }
 

@@ -271,6 +271,7 @@ int runProperties(const RunOptions& options, const Program& program) {
     if (auto written = writeWhole(options.junitFile, runReportJunit(result, coverageTable)); !written)
       ++errors, report(kUsage, "run: --junit: " + written.error().message);
   if (errors) return kUsage;
+  if (reportShrinkerFault(result.rows, "run")) return kUsage;
   return result.passed() ? kSuccess : kFailed;
 }
 

@@ -65,6 +65,15 @@ std::size_t reportSaveErrors(const std::vector<RunRow>& rows) {
   return errors;
 }
 
+bool reportShrinkerFault(const std::vector<RunRow>& rows, std::string_view command) {
+  for (const RunRow& row : rows)
+    if (std::string fault = row.shrinkerFault(); !fault.empty()) {
+      report(kUsage, fmt::format("{}: internal error: shrinking {} on {}: {}", command, row.property, row.carrier, fault));
+      return true;
+    }
+  return false;
+}
+
 std::string formatSurvey(const std::vector<RunRow>& rows) {
   std::string out = "\nsurvey: failures by kind (example shrunk and saved per kind)\n" + props::surveyHeading();
   std::size_t kinds = 0;

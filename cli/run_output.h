@@ -38,6 +38,10 @@ Result<void> saveCounterexample(const std::string& file, nlohmann::json doc, con
 //! Prints each row's save error on stderr (after the verdicts, which stand); returns how many.
 std::size_t reportSaveErrors(const std::vector<RunRow>& rows);
 
+//! Reports the first row whose shrinking went wrong (RunRow::shrinkerFault) as an internal error of
+//! `command` on stderr; whether there was one (the command then exits 2: tapecheck is at fault).
+bool reportShrinkerFault(const std::vector<RunRow>& rows, std::string_view command);
+
 //! How a row was judged, as a saved failure records it and a printed command line repeats it: the
 //! policy, the domain its cases came from, the engine's profile and the --profile file it was read
 //! from (empty: announced by the engine, or `spec`).
@@ -82,6 +86,9 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
   const props::Counterexample& failure = *row.run.failure;
   const std::string_view carrier = Carrier<T>::name;
   row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
+  if (!failure.shrinkerFault.empty())
+    fmt::print("\ninternal error: shrinking {} on {} went wrong: {}; the case is shown and saved as generated\n",
+               row.property, carrier, failure.shrinkerFault);
   fmt::print("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes):\n  {}\n{}", row.property,
              carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
              failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);

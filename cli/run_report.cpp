@@ -25,6 +25,13 @@ std::string xmlEscaped(const std::string& text) {
 
 }  // namespace
 
+std::string RunRow::shrinkerFault() const {
+  if (run.failure && !run.failure->shrinkerFault.empty()) return run.failure->shrinkerFault;
+  for (const props::FailureKind& kind : run.kinds)
+    if (!kind.example.shrinkerFault.empty()) return kind.example.shrinkerFault;
+  return {};
+}
+
 bool RunReport::passed() const {
   for (const RunRow& row : rows)
     if (!row.run.passed()) return false;
@@ -56,6 +63,7 @@ std::string runReportJson(const RunReport& report) {
       entry["failure"] = {{"why", f.verdict.why},          {"nodes", f.shrunk.value("nodes", json::array()).size()},
                           {"shrink_steps", f.shrinkSteps}, {"saved", row.savedFile},
                           {"positions", props::blamedPositions(f.verdict)}, {"case", f.shrunk}};
+      if (!f.shrinkerFault.empty()) entry["failure"]["shrinker_fault"] = f.shrinkerFault;
     }
     if (report.survey) {
       json kinds = json::array();

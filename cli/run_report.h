@@ -27,6 +27,8 @@ struct RunRow {
   //! The carrier as tables name the row: "double", or "double (exact)" for an exact-domain row of
   //! a run that mixes domains.
   std::string carrierLabel() const { return domainShown && domain == "exact" ? carrier + " (exact)" : carrier; }
+  //! Why shrinking this row's failure (or a survey's kind) could not be trusted; empty when it could.
+  std::string shrinkerFault() const;
 };
 
 //! The coverage of one carrier's generated cases, and the floors they must reach.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/io/case_file.h"
+#include "core/support/mutants.h"
 
 namespace tc::gen {
 
@@ -26,6 +27,13 @@ struct LoadedDoc {
 //! `doc` with the case it loads as on T, or nullopt when it does not load.
 template <class T>
 std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc);
+
+//! `doc` (which loads as `graph`) with node k deleted, as the shrinker deletes a node: every later
+//! position one lower, and the users of the deleted position (arguments, the output) rerouted to
+//! an earlier position of its shape, its own argument of that shape first (a seed at the deleted
+//! position goes there too, unless one is there). Nullopt when a user cannot be rerouted.
+template <class T>
+std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const Graph<T>& graph, std::size_t k);
 
 //! Smaller variants of a case, each of which loads on carrier T. A document without input
 //! values has none.
@@ -47,7 +55,7 @@ std::pair<LoadedDoc<T>, std::size_t> shrinkWhile(LoadedDoc<T> doc, Predicate&& s
   for (bool progressed = true; progressed;) {
     std::optional<LoadedDoc<T>> taken;
     progressed = forEachShrink<T>(doc, [&](LoadedDoc<T> candidate) {
-      if (!stillFails(candidate)) return false;
+      if (!stillFails(candidate) && !TC_MUTANT(62)) return false;  // the planted fault: a passing candidate taken
       taken = std::move(candidate);
       return true;
     });

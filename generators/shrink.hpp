@@ -11,6 +11,7 @@
 
 #include "core/io/case_file.hpp"
 #include "core/ops/library.hpp"
+#include "core/support/mutants.h"
 #include "generators/shrink.h"
 
 namespace tc::gen {
@@ -48,24 +49,8 @@ inline bool remapPositions(json& doc, std::size_t firstNode, const std::function
 
 template <class T>
 void deleteNodeCandidates(const json& doc, const Graph<T>& graph, std::vector<json>& out) {
-  const std::size_t inputs = graph.inputs.size();
-  for (std::size_t k = graph.nodes.size(); k-- > 0;) {
-    const std::size_t q = inputs + k;
-    // Reroute users of q to its own argument of the same shape, else the latest earlier position.
-    std::optional<std::size_t> replacement;
-    for (std::size_t a : graph.nodes[k].args)
-      if (!replacement && graph.shapeAt(a) == graph.shapeAt(q)) replacement = a;
-    for (std::size_t p = q; !replacement && p-- > 0;)
-      if (graph.shapeAt(p) == graph.shapeAt(q)) replacement = p;
-    json candidate = doc;
-    candidate["nodes"].erase(k);
-    bool ok = remapPositions(candidate, k, [&](std::size_t p) -> std::optional<std::size_t> {
-      if (p < q) return p;
-      if (p > q) return p - 1;
-      return replacement;
-    });
-    if (ok) out.push_back(std::move(candidate));
-  }
+  for (std::size_t k = graph.nodes.size(); k-- > 0;)
+    if (auto candidate = withNodeDeleted(doc, graph, k)) out.push_back(std::move(*candidate));
 }
 
 // A const node turned into an input holding the same values: one node fewer, and the values
@@ -385,6 +370,27 @@ inline void seedCandidates(const json& doc, std::vector<json>& out) {
 }
 
 }  // namespace detail
+
+template <class T>
+std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const Graph<T>& graph, std::size_t k) {
+  const std::size_t q = graph.inputs.size() + k;
+  // Reroute users of q to its own argument of the same shape, else the latest earlier position.
+  std::optional<std::size_t> replacement;
+  for (std::size_t a : graph.nodes[k].args)
+    if (!replacement && graph.shapeAt(a) == graph.shapeAt(q)) replacement = a;
+  for (std::size_t p = q; !replacement && p-- > 0;)
+    if (graph.shapeAt(p) == graph.shapeAt(q)) replacement = p;
+  nlohmann::json candidate = doc;
+  if (!candidate.contains("nodes")) return std::nullopt;
+  candidate["nodes"].erase(k);
+  bool ok = detail::remapPositions(candidate, k, [&](std::size_t p) -> std::optional<std::size_t> {
+    if (p < q) return p;
+    if (p > q) return TC_MUTANT(63) ? p : p - 1;  // the planted fault: later positions keep their numbers
+    return replacement;
+  });
+  if (!ok) return std::nullopt;
+  return candidate;
+}
 
 template <class T>
 std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc) {

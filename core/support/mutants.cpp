@@ -6,7 +6,7 @@
 namespace tc::mutants {
 namespace {
 
-constexpr std::array<MutantInfo, 61> kMutants{{
+constexpr std::array<MutantInfo, 63> kMutants{{
     {1, "mul-term-wrong-operand", "op terms", "core/ops/elementwise.hpp Mul::terms", "a's term multiplies ct by a instead of b"},
     {2, "sub-term-wrong-sign", "op terms", "core/ops/elementwise.hpp Sub::terms", "b's term is +ct instead of -ct"},
     {3, "div-term-missing-minus", "op terms", "core/ops/elementwise.hpp Div::terms", "b's term loses its minus sign"},
@@ -68,6 +68,8 @@ constexpr std::array<MutantInfo, 61> kMutants{{
     {59, "mse-expanded", "numerical stability", "core/ops/reductions.hpp MseLoss::forward", "mse_loss is (Σa² − 2Σab + Σb²)/n, which cancels where a ≈ b"},
     {60, "log-softmax-term-naive", "numerical stability", "core/ops/reductions.hpp LogSoftmaxLast::terms", "log_softmax's term recomputes softmax as exp(x)/Σexp(x), without the shift: NaN for large values"},
     {61, "softplus-term-naive", "numerical stability", "core/ops/elementwise.hpp Softplus::terms", "softplus's term is ct·exp(x)/(1 + exp(x)): NaN where exp(x) overflows (x > 709.78 in double)"},
+    {62, "shrinker-takes-passing-candidate", "shrinking", "generators/shrink.h shrinkWhile", "the shrinker takes a candidate that no longer fails: a counterexample that replays green"},
+    {63, "deletion-keeps-positions", "shrinking", "generators/shrink.hpp withNodeDeleted", "deleting a node leaves later positions unrenumbered: arguments point one node too high"},
 }};
 
 int activeId() {

@@ -16,6 +16,7 @@
 #include "properties/oracles/linearity.h"
 #include "properties/oracles/literal_reader.h"
 #include "properties/oracles/node_adjoint_identity.h"
+#include "properties/oracles/shrinking.h"
 #include "properties/theorems/lowerChecked_toTape.h"
 #include "properties/theorems/ofGraph_toTape.h"
 
@@ -77,7 +78,8 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"determinism", Scope::engine, &determinism<T>},
       {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>},
       {"domain_errors", Scope::engine, &domain_errors<T>},
-      {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>}};
+      {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>},
+      {"shrinker", Scope::runtime, &ignoringEngine<T, &shrinker<T>>}};
   if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
     all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps(),
                    "a relu, abs, clamp, max or min node"});

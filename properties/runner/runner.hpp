@@ -70,18 +70,42 @@ inline std::string differenceOf(const Verdict& verdict) {
 }
 
 // Shrinks a failing case while it keeps failing the same way (`same` on its verdict) and stays
-// within what the run generates (the exact domain, no kinks when asked).
+// within what the run generates (the exact domain, no kinks when asked), then checks its own work:
+// the shrinker must return a case it accepted, and that case's document, read back as a saved
+// file is, must fail the same way again. Otherwise the counterexample is the original case with
+// `shrinkerFault` saying why — unless the in-memory case now passes too, which is the engine's
+// answer changing between two runs of one case, a failure of the engine, named in the verdict.
 template <class T, class Same>
 Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
-                             const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Same&& same) {
+                             const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Same&& same,
+                             const Verdict& originalVerdict) {
   gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(loaded))};
-  auto [small, steps] = gen::shrinkWhile<T>(std::move(failing), [&](const gen::LoadedDoc<T>& candidate) {
+  const Case<T>* accepted = failing.loaded.get();
+  auto [small, steps] = gen::shrinkWhile<T>(failing, [&](const gen::LoadedDoc<T>& candidate) {
     if (!gen::meetsOptions(*candidate.loaded, options)) return false;
     Verdict verdict = checkCase(property, subject, *candidate.loaded);
-    return !verdict.holds && same(*candidate.loaded, verdict);
+    const bool stillFails = !verdict.holds && same(*candidate.loaded, verdict);
+    if (stillFails) accepted = candidate.loaded.get();
+    return stillFails;
   });
-  Verdict shrunkVerdict = checkCase(property, subject, *small.loaded);
-  return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(shrunkVerdict)};
+  auto original = [&](std::string fault, Verdict verdict) {
+    return Counterexample{doc, doc, 0, std::move(verdict), std::move(fault)};
+  };
+  if (small.loaded.get() != accepted)
+    return original("the shrinker returned a case its predicate did not accept", originalVerdict);
+  Result<Case<T>> reread = parseCase<T>(small.doc.dump());
+  Verdict rereadVerdict = reread ? checkCase(property, subject, *reread) : Verdict::pass();
+  if (reread && !rereadVerdict.holds && same(*reread, rereadVerdict))
+    return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(rereadVerdict), {}};
+  Verdict again = checkCase(property, subject, *small.loaded);
+  if (again.holds || !same(*small.loaded, again)) {
+    Verdict changed = originalVerdict;
+    changed.why += " (the engine's answers changed: a smaller case that failed this way passed when checked again)";
+    return original({}, std::move(changed));
+  }
+  return original(reread ? "the shrunk case passes when its document is read back"
+                         : "the shrunk case's document does not load: " + reread.error().message,
+                  originalVerdict);
 }
 
 // Tallies a failing case in a survey: a new kind gets its own shrunk example.
@@ -102,7 +126,7 @@ void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   std::string op = blamedOp(loaded, verdict), difference = differenceOf(verdict);
   if (knownKind(run, op, difference)) return;
   auto sameKind = [&](const Case<T>& c, const Verdict& v) { return blamedOp(c, v) == op && differenceOf(v) == difference; };
-  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind)});
+  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind, verdict)});
 }
 
 template <class T>
@@ -120,9 +144,9 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   ++run.failed;
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
   if (!loaded || !loaded->inputs) {  // nothing to shrink
-    if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict};
+    if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict, {}};
     if (survey && !knownKind(run, "-", "error"))
-      run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict)}});
+      run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict), {}}});
     return;
   }
   if (survey) {
@@ -131,7 +155,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
     return;
   }
   run.failure = shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
-                              [](const Case<T>&, const Verdict&) { return true; });
+                              [](const Case<T>&, const Verdict&) { return true; }, verdict);
 }
 
 }  // namespace detail

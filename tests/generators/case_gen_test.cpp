@@ -13,6 +13,7 @@
 #include "core/io/case_file.h"
 #include "generators/case_gen.h"
 #include "generators/coverage.h"
+#include "generators/shrink.hpp"
 
 namespace tc {
 namespace {
@@ -72,6 +73,30 @@ TYPED_TEST(CaseGen, ShrinkingEndsAtASmallCase) {
     ++shrunk;
   }
   EXPECT_EQ(shrunk, 5u);
+}
+
+// Deleting a node renumbers every position above it, and its users take its own argument of its
+// shape: square deleted from neg, square, add, mul leaves neg, add(neg, x), mul(add, neg).
+TEST(Shrink, DeletingANodeRenumbersThePositionsAboveIt) {
+  auto doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]],
+      "nodes": [{"op": "neg", "args": [0]}, {"op": "square", "args": [1]}, {"op": "add", "args": [2, 0]},
+                {"op": "mul", "args": [3, 1]}], "output": 4, "seeds": {"4": ["1", "1"], "2": ["1", "0"]}})");
+  auto loaded = parseCase<Rational>(doc.dump());
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  auto deleted = gen::withNodeDeleted<Rational>(doc, loaded->graph, 1);
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ((*deleted)["nodes"], nlohmann::json::parse(R"([{"op": "neg", "args": [0]}, {"op": "add", "args": [1, 0]},
+      {"op": "mul", "args": [2, 1]}])"));
+  EXPECT_EQ((*deleted)["output"], 3);
+  EXPECT_EQ((*deleted)["seeds"], nlohmann::json::parse(R"({"1": ["1", "0"], "3": ["1", "1"]})"))
+      << "the deleted position's seed goes where its users went";
+  // A node whose users have no earlier position of its shape is not deleted.
+  auto reshaped = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [2]}], "values": [["1", "2"]],
+      "nodes": [{"op": "sum", "args": [0]}, {"op": "neg", "args": [1]}]})");
+  auto summed = parseCase<Rational>(reshaped.dump());
+  ASSERT_TRUE(summed);
+  EXPECT_FALSE(gen::withNodeDeleted<Rational>(reshaped, summed->graph, 0));
+  EXPECT_TRUE(gen::withNodeDeleted<Rational>(reshaped, summed->graph, 1)) << "the last node: nothing uses it but the output";
 }
 
 TYPED_TEST(CaseGen, EveryShrinkLoadsAndIsStrictlySmaller) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "core/carriers/rational.h"
 #include "core/spec/exactness.h"
@@ -271,6 +272,64 @@ TEST(Survey, WithoutSurveyARunStopsAtTheFirstFailure) {
   EXPECT_EQ(run.whyNotPassed(), run.failure->verdict.why + "\n" + run.failure->shrunk.dump());
   EXPECT_LT(run.cases, 300u);
   EXPECT_TRUE(run.kinds.empty());
+}
+
+// The shrinker checks its own work (docs/semantics.md §3.7). A case whose document does not say
+// everything the loaded case holds (here its conventions, which no document carries) shrinks to a
+// case that passes when read back: that is tapecheck's fault, reported with the case as generated.
+props::Verdict failsUnderOtherConventions(const Case<Rational>& c) {
+  return c.graph.conventions == Conventions{} ? props::Verdict::pass() : props::Verdict::fail("planted: conventions not the spec's");
+}
+
+TEST(Shrinking, ACaseThatPassesWhenItsDocumentIsReadBackIsTheShrinkersFault) {
+  const props::NamedProperty<Rational> property{
+      "planted", props::Scope::runtime,
+      [](const props::EngineUnderTest<Rational>&, const Case<Rational>& c) { return failsUnderOtherConventions(c); }};
+  auto loaded = parseCase<Rational>(R"({"tapecheck": 1, "inputs": [{"shape": [2]}],
+      "nodes": [{"op": "neg", "args": [0]}, {"op": "add", "args": [1, 0]}], "values": [["1", "2"]]})");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  loaded->graph.conventions.nanPropagates = true;
+  props::PropertyRun run = props::runPropertyOn<Rational>(
+      property, builtinEngine<Rational>("reference"), 1,
+      [&](std::size_t) { return props::SourcedCase<Rational>{nullptr, *loaded}; });
+  ASSERT_TRUE(run.failure);
+  EXPECT_EQ(run.failure->shrinkerFault, "the shrunk case passes when its document is read back");
+  EXPECT_EQ(run.failure->shrunk, run.failure->original) << "the case as generated, unshrunk";
+  EXPECT_EQ(run.failure->verdict.why, "planted: conventions not the spec's");
+  EXPECT_FALSE(run.passed());
+}
+
+// An engine whose answers change between two runs of one case: the failure stands, on the case as
+// generated, and says so; the shrinker is not blamed.
+TEST(Shrinking, AnEngineWhoseAnswersChangeKeepsTheCaseAsGenerated) {
+  auto nudgesLeft = std::make_shared<int>(3);  // the first three compiles of a graph with a sum
+  testing::RewrittenContextEngine changing("changing", [nudgesLeft](const Graph<double>& graph, Context<double>& context) {
+    bool hasSum = std::ranges::any_of(graph.nodes, [](const Node<double>& n) { return n.op == OpKind::sum; });
+    if (!hasSum || *nudgesLeft == 0) return;
+    --*nudgesLeft;
+    for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
+      if (graph.nodeAt(p).op == OpKind::sum)
+        for (double& v : context[p].values) v = std::nextafter(v, std::numeric_limits<double>::infinity());
+  });
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::PropertyRun run = props::runProperty(*property, changing, {300, 2});
+  ASSERT_TRUE(run.failure);
+  EXPECT_TRUE(run.failure->shrinkerFault.empty());
+  EXPECT_EQ(run.failure->shrunk, run.failure->original);
+  EXPECT_NE(run.failure->verdict.why.find("the engine's answers changed"), std::string::npos) << run.failure->verdict.why;
+  EXPECT_EQ(*nudgesLeft, 0);
+}
+
+// A correct engine's failure shrinks, and its shrunk document fails again when read back.
+TEST(Shrinking, ATrustedCounterexampleFailsAgainFromItsDocument) {
+  const auto* property = props::findProperty<double>("compileChecked_context");
+  props::PropertyRun run = props::runProperty(*property, NudgingEngine(), {300, 2});
+  ASSERT_TRUE(run.failure);
+  EXPECT_TRUE(run.failure->shrinkerFault.empty());
+  EXPECT_GT(run.failure->shrinkSteps, 0u);
+  auto reread = parseCase<double>(run.failure->shrunk.dump());
+  ASSERT_TRUE(reread);
+  EXPECT_FALSE(props::checkLoadedCase(*property, NudgingEngine(), *reread).holds);
 }
 
 }  // namespace
