@@ -62,6 +62,8 @@ PROFILE = {
          "why": "exp(-x) overflows to inf, so 1/(1+exp(-x)) is 0"},
         {"op": "sigmoid", "carriers": ["float"], "below": "-88.72283172607422", "gives": "0",
          "why": "exp(-x) overflows to inf, so 1/(1+exp(-x)) is 0"},
+        {"op": "softplus", "carriers": ["double"], "above": "20", "gives": "x",
+         "why": "softplus's threshold (20): x itself, and the gradient ct, where e^-x is still above half an ulp of x"},
     ],
 }
 

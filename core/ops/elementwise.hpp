@@ -601,8 +601,10 @@ struct Softplus : PointwiseUnary<Softplus> {
   //! small: PyTorch's 20 does in float, not in double (57,900 ulp at x = 22.3). The naive log(1 + exp(x)) is
   //! infinite from x = 709.79 and 0 below x = −36.7 (double).
   static constexpr double accuracyUlps = 10;
-  //! Where exp(x) overflows, and where 1 + exp(x) rounds to 1.
-  static constexpr std::array<std::string_view, 2> stressValues{"1000", "-40"};
+  //! Where exp(x) overflows, where 1 + exp(x) rounds to 1, and 25: past a threshold above which
+  //! a form returns x alone (PyTorch's 20), where e^-x is still more than half an ulp of x in double
+  //! (it is until x ≈ 36.7) and sigmoid(x), the term's factor, still below 1 - 2^-53.
+  static constexpr std::array<std::string_view, 3> stressValues{"1000", "-40", "25"};
   static constexpr Requirement needs = Requirement::transcendental;
   // log(1 + exp(x)), written so that large x does not overflow.
   template <class T>

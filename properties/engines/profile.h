@@ -38,9 +38,17 @@ struct Deviation {
   std::optional<double> below, above;
   double gives = 0;
   std::string why;
+  //! `"gives": "x"`: the op gives its argument itself in the region (a threshold past which the
+  //! engine returns x, as softplus's); `gives` is then unused.
+  bool givesArgument = false;
 
   //! Whether argument value `x` lies in the region.
   bool covers(double x) const { return (!below || x < *below) && (!above || x > *above); }
+  //! The value the op gives at argument x in the region.
+  double valueAt(double x) const { return givesArgument ? x : gives; }
+  //! The derivative of the declared value in x: what the op's term gives a cotangent `ct` in the
+  //! region (ct itself where the op gives x, 0 where it gives a constant).
+  double slope() const { return givesArgument ? 1 : 0; }
 };
 
 //! An engine's declared capabilities. `carriers` empty: every carrier. A carrier missing from

@@ -123,16 +123,20 @@ Result<void> readDeviations(const json& value, EngineProfile& profile) {
     if (!ops) return std::unexpected(ops.error());
     if (!ops::isPointwise(ops->front()) || ops::arity(ops->front(), Attrs<double>{}) != 1)
       return fail(fmt::format("{}.op: {} is not a pointwise op of one argument", where, opName(ops->front())));
-    Deviation deviation{"", ops->front(), std::nullopt, std::nullopt, 0, ""};
+    Deviation deviation{"", ops->front(), std::nullopt, std::nullopt, 0, "", false};
     for (auto [key, bound] : {std::pair{"below", &deviation.below}, {"above", &deviation.above}})
       if (entry.contains(key)) {
         auto number = deviationNumber(entry[key], fmt::format("{}.{}", where, key));
         if (!number) return std::unexpected(number.error());
         *bound = *number;
       }
-    auto gives = deviationNumber(entry["gives"], where + ".gives");
-    if (!gives) return std::unexpected(gives.error());
-    deviation.gives = *gives;
+    if (entry["gives"] == "x") {
+      deviation.givesArgument = true;
+    } else {
+      auto gives = deviationNumber(entry["gives"], where + ".gives");
+      if (!gives) return fail(gives.error().message + " (or \"x\", the argument itself)");
+      deviation.gives = *gives;
+    }
     if (entry.contains("why")) {
       auto why = stringAt(entry, "why", where + ".why");
       if (!why) return std::unexpected(why.error());
@@ -232,7 +236,9 @@ json profileToJson(const EngineProfile& profile) {
   if (!profile.deviations.empty()) {
     json deviations = json::array();
     for (const Deviation& d : profile.deviations) {
-      json entry{{"op", opName(d.op)}, {"carriers", {d.carrier}}, {"gives", Carrier<double>::format(d.gives)}};
+      json entry{{"op", opName(d.op)},
+                 {"carriers", {d.carrier}},
+                 {"gives", d.givesArgument ? std::string("x") : Carrier<double>::format(d.gives)}};
       if (d.below) entry["below"] = Carrier<double>::format(*d.below);
       if (d.above) entry["above"] = Carrier<double>::format(*d.above);
       if (!d.why.empty()) entry["why"] = d.why;

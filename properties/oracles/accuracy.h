@@ -320,6 +320,7 @@ class AccuracyJudge {
       const Tensor<Interval> ct = pointsOf(gradients[k]);
       TermsAndError<Interval> terms =
           termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
+      allowDeclaredTerms(k, ct, terms);
       for (std::size_t t = 0; t < terms.terms.size(); ++t)
         addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value));
     }
@@ -378,10 +379,28 @@ class AccuracyJudge {
     if (profile_.deviations.empty()) return false;
     const Node<F>& node = c_.graph.nodeAt(k);
     if (node.args.size() != 1) return false;
-    const Deviation* d = profile_.deviationAt(Carrier<F>::name, node.op, static_cast<double>(context_[node.args[0]][i]));
+    const double x = static_cast<double>(context_[node.args[0]][i]);
+    const Deviation* d = profile_.deviationAt(Carrier<F>::name, node.op, x);
     if (!d) return false;
-    const F gives = static_cast<F>(d->gives);
+    const F gives = static_cast<F>(d->valueAt(x));
     return value == gives || (std::isnan(value) && std::isnan(gives));
+  }
+
+  // Node k's terms where the profile declares a deviation for its op at the argument's element i:
+  // the term there may be the declared value's derivative times ct (ct where the op gives x, 0
+  // where it gives a constant) as well as the exact term, so the exact term becomes the hull of
+  // the two, judged within the same budget: the engine may differentiate what it computes.
+  void allowDeclaredTerms(std::size_t k, const Tensor<Interval>& ct, TermsAndError<Interval>& terms) const {
+    if (profile_.deviations.empty()) return;
+    const Node<F>& node = c_.graph.nodeAt(k);
+    if (node.args.size() != 1 || terms.terms.size() != 1) return;
+    Tensor<Interval>& term = terms.terms.front().value;
+    for (std::size_t i = 0; i < term.size(); ++i) {
+      const Deviation* d = profile_.deviationAt(Carrier<F>::name, node.op, static_cast<double>(context_[node.args[0]][i]));
+      if (!d) continue;
+      const Interval declared = ct[i] * *exactPoint(d->slope());
+      term[i] = Interval(hull(term[i].v, declared.v));
+    }
   }
 
   // A pointwise node whose arguments hold a NaN or an infinity somewhere: its elements whose

@@ -114,7 +114,7 @@ TEST(AccuracyProperty, TheNaiveSigmoidsZeroFailsAndIsBlamedOnTheNode) {
 // outside it the budget holds; the verdict counts the values taken under it.
 TEST(AccuracyProperty, ADeclaredDeviationIsHeldToWhatItDeclares) {
   EngineProfile flushes;
-  flushes.deviations.push_back({"double", OpKind::sigmoid, -709.7827111495575, std::nullopt, 0.0, "overflow"});
+  flushes.deviations.push_back({"double", OpKind::sigmoid, -709.7827111495575, std::nullopt, 0.0, "overflow", false});
   const auto zeroAtFirst = plantedAt(1, 0, 0, 0.0);  // sigmoid(−720) = +0
   props::Verdict undeclared = props::accuracy<double>(zeroAtFirst, sigmoidCase());
   EXPECT_FALSE(undeclared.holds) << "without the declaration the zero is over budget";
@@ -136,8 +136,52 @@ TEST(AccuracyProperty, ADeclaredDeviationIsHeldToWhatItDeclares) {
   EXPECT_NE(outside.why.find("node 1 (sigmoid), element 1"), std::string::npos) << outside.why;
   // The declaration is per carrier: on float it says nothing about double.
   EngineProfile onFloat;
-  onFloat.deviations.push_back({"float", OpKind::sigmoid, -88.72283172607422, std::nullopt, 0.0, ""});
+  onFloat.deviations.push_back({"float", OpKind::sigmoid, -88.72283172607422, std::nullopt, 0.0, "", false});
   EXPECT_FALSE(props::accuracy<double>({zeroAtFirst, props::Policy::bits, onFloat}, sigmoidCase()).holds);
+}
+
+// A threshold form: PyTorch's softplus gives x above 20, and its term ct, where in double e^-x is
+// still more than half an ulp of x (up to x ≈ 36.7): over budget unless the profile declares
+// `"gives": "x"`; the term in the region is then judged as ct or the exact term, and nothing else.
+Case<double> softplusCase() {
+  return caseOf(R"({"tapecheck": 1, "inputs": [{"shape": [3]}], "nodes": [{"op": "softplus", "args": [0]}],
+    "values": [["25", "30", "0.5"]]})");
+}
+testing::RewrittenContextEngine thresholded(double termFactor, bool thresholdTerm = true) {
+  return {"thresholded",
+          [](const Graph<double>&, Context<double>& context) {
+            for (std::size_t i = 0; i < context[1].size(); ++i)
+              if (context[0][i] > 20) context[1][i] = context[0][i];
+          },
+          [=](const Graph<double>&, Pack<double>& gradients) {
+            if (!thresholdTerm) return;
+            // The input's gradient is its seed (a probe seed, in accuracy's second backward) plus the
+            // term: the term ct·sigmoid(x) becomes termFactor·ct at the elements above 20.
+            const double above[] = {25, 30};
+            for (std::size_t i = 0; i < 2; ++i) {
+              const double ct = gradients[1][i];
+              gradients[0][i] += termFactor * ct - ct / (1 + std::exp(-above[i]));
+            }
+          }};
+}
+
+TEST(AccuracyProperty, ADeviationThatGivesTheArgumentTakesItsTermAsTheCotangent) {
+  EngineProfile threshold;
+  threshold.deviations.push_back({"double", OpKind::softplus, std::nullopt, 20.0, 0.0, "threshold", true});
+  props::Verdict undeclared = props::accuracy<double>(thresholded(1), softplusCase());
+  ASSERT_FALSE(undeclared.holds);
+  EXPECT_NE(undeclared.why.find("node 1 (softplus), element 0"), std::string::npos) << undeclared.why;
+  props::Verdict declared = props::accuracy<double>({thresholded(1), props::Policy::bits, threshold}, softplusCase());
+  EXPECT_TRUE(declared.holds) << declared.why;
+  EXPECT_EQ(declared.underDeviation, 2u) << "25 and 30, given as themselves";
+  // The exact term is taken in the region too (an engine may differentiate its exact forward).
+  props::Verdict exactTerm =
+      props::accuracy<double>({thresholded(1, false), props::Policy::bits, threshold}, softplusCase());
+  EXPECT_TRUE(exactTerm.holds) << exactTerm.why;
+  // Neither ct nor the exact term: fails, on the gradient.
+  props::Verdict doubled = props::accuracy<double>({thresholded(2), props::Policy::bits, threshold}, softplusCase());
+  ASSERT_FALSE(doubled.holds);
+  EXPECT_EQ(doubled.quantity, props::Quantity::gradients) << doubled.why;
 }
 
 TEST(AccuracyProperty, AFewUlpOffPassWithinTheBudgetAndFailBeyondIt) {

@@ -78,6 +78,18 @@ TEST(ProfileJson, ReadsAndWritesDeclaredDeviations) {
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(profileToJson(*again), profileToJson(*profile));
   EXPECT_EQ(again->deviations.size(), 3u);
+  // "gives": "x", the argument itself (a threshold past which the op returns x).
+  auto threshold = profileFromJson(json::parse(R"({"deviations": [
+      {"op": "softplus", "carriers": ["double"], "above": "20", "gives": "x"}]})"));
+  ASSERT_TRUE(threshold) << threshold.error().message;
+  EXPECT_TRUE(threshold->deviations[0].givesArgument);
+  EXPECT_EQ(threshold->deviations[0].valueAt(22.5), 22.5);
+  EXPECT_EQ(threshold->deviations[0].slope(), 1);
+  EXPECT_EQ(profileToJson(*threshold)["deviations"][0]["gives"], "x");
+  auto wrong = profileFromJson(json::parse(R"({"deviations": [
+      {"op": "softplus", "carriers": ["double"], "above": "20", "gives": "y"}]})"));
+  ASSERT_FALSE(wrong);
+  EXPECT_NE(wrong.error().message.find("(or \"x\", the argument itself)"), std::string::npos) << wrong.error().message;
 }
 
 TEST(ProfileJson, EveryMistakeNamesTheKey) {

@@ -30,6 +30,14 @@ class SoftplusReturnsXAboveItsThresholdInDouble(unittest.TestCase):
         exact = x + math.log1p(math.exp(-x))
         self.assertGreater(abs(exact - got) / math.ulp(x), 50000)
 
+    def test_the_gradient_is_the_cotangent_above_the_threshold(self):
+        # The adapter declares "above 20", "gives": "x": its term is then ct itself.
+        x = torch.tensor([20.5, 19.5], dtype=torch.float64, requires_grad=True)
+        torch.nn.functional.softplus(x).backward(torch.tensor([3.0, 3.0], dtype=torch.float64))
+        self.assertEqual(x.grad[0].item(), 3.0)
+        self.assertLess(x.grad[1].item(), 3.0)
+        self.assertNotEqual(torch.nn.functional.softplus(torch.tensor([20.0], dtype=torch.float64)).item(), 20.0)
+
 
 if __name__ == "__main__":
     unittest.main()
