@@ -3,7 +3,9 @@
 Runs pytest in a child process, as a user would, and compares what it reports with what tapecheck's own
 `run --json` reports for the same engine, seed, cases and options: one item per row, the correct engine's
 rows all pass, the planted bug's failing rows fail with their listing and replay command, --junitxml holds a
-testcase per row, a row that compared nothing is never a pass, and a missing engine is a usage error.
+testcase per row, a row that compared nothing is never a pass, a missed coverage floor fails the `coverage`
+item, the engine may come from the ini file, a missing engine is a usage error and an engine that does not
+start a collection error.
 
 The tapecheck program is $TAPECHECK (ctest passes the build's own), else build/tapecheck.
 """
@@ -157,6 +159,15 @@ class PytestPluginTest(unittest.TestCase):
         self.assertEqual(skipped.returncode, 0, skipped.stdout + skipped.stderr)
         self.assertRegex(skipped.stdout, r"SKIPPED \[1\] conftest.py:1: tapecheck \w+ on rational: nothing compared")
         self.assertNotRegex(skipped.stdout, r"PASSED conftest.py::tapecheck::\w+\[")
+        self.assertIn("SKIPPED [1] conftest.py:1: coverage floors not judged on rational: 35 cases", skipped.stdout)
+
+    def test_a_missed_coverage_floor_fails_the_coverage_item(self):
+        # --tapecheck-args replaces the conftest.py's tapecheck_args; cases of size 0 have no ops at all
+        run = self.pytest("--tapecheck-args", "--carrier rational --max-size 0", "--tapecheck-seed", str(SEED),
+                          "--tapecheck-cases", "60")
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("FAILED conftest.py::tapecheck::coverage", run.stdout)
+        self.assertIn("coverage below floor on rational: op add: 0.0% of 480 cases, floor 2%", run.stdout)
 
     def test_a_missing_engine_command_is_a_usage_error(self):
         (self.tmp / "conftest.py").write_text(
@@ -164,6 +175,16 @@ class PytestPluginTest(unittest.TestCase):
         run = self.pytest(cwd=self.tmp)
         self.assertEqual(run.returncode, PYTEST_USAGE_ERROR, run.stdout + run.stderr)
         self.assertIn("tapecheck_pytest: no engine to check: give its command with --tapecheck-engine", run.stderr)
+
+    def test_the_engine_and_options_from_the_ini_file(self):
+        (self.tmp / "conftest.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(ADAPTERS)!r})\npytest_plugins = ['tapecheck_pytest']\n")
+        tiny = shlex.join([sys.executable, str(REPO / "examples" / "python" / "tiny_engine.py")])
+        (self.tmp / "pytest.ini").write_text(f"[pytest]\ntapecheck_engine = {tiny}\ntapecheck_args = --carrier double\n")
+        run = self.pytest("-v", "--tapecheck-cases", "10", cwd=self.tmp)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("conftest.py::tapecheck::accuracy[double] PASSED", run.stdout)
+        self.assertNotIn("[rational]", run.stdout)
 
     def test_an_engine_that_does_not_start_is_a_collection_error(self):
         run = self.pytest("--tapecheck-engine", "./no-such-engine")
