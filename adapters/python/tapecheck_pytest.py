@@ -44,6 +44,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -196,7 +197,29 @@ def pytest_collect_file(file_path, parent):
 
 
 class TapecheckError(Exception):
-    """tapecheck could not give a verdict (a collection error), or a row failed (an item's failure)."""
+    """tapecheck could not give a verdict (a collection error), or a row failed (an item's failure): the
+    text shown, and a one-line summary (pytest's short summary, JUnit's failure message)."""
+
+    def __init__(self, text, summary=None):
+        super().__init__(text)
+        self.text = text
+        self.summary = summary or text.splitlines()[0]
+
+
+class Report:
+    """A failure as pytest shows it: the text, no traceback of this module; `reprcrash.message` is the
+    summary that pytest's short summary line and JUnit's failure message attribute take."""
+
+    def __init__(self, error):
+        self.text = error.text
+        self.reprcrash = types.SimpleNamespace(message=error.summary)
+
+    def toterminal(self, tw):
+        for line in self.text.splitlines():
+            tw.line(line)
+
+    def __str__(self):
+        return self.text
 
 
 class TapecheckFile(pytest.File):
@@ -285,7 +308,7 @@ class TapecheckRun(pytest.Collector):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, TapecheckError):
-            return str(excinfo.value)
+            return Report(excinfo.value)
         return super().repr_failure(excinfo, style)
 
 
@@ -310,7 +333,7 @@ class TapecheckItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, TapecheckError):
-            return str(excinfo.value)
+            return Report(excinfo.value)
         return super().repr_failure(excinfo, style)
 
     def _where(self):
@@ -338,7 +361,7 @@ class TapecheckRow(TapecheckItem):
         if "failure" not in row and "why" in row:  # compared no case: tapecheck fails the row and says why
             if self.config.stash[SETTINGS].nothing_compared == "skip":
                 _skip(f"tapecheck {row['property']} on {row['carrier']}: {row['why']}")
-            raise TapecheckError(f"{title}\n{row['why']}\n{self._where()}")
+            raise TapecheckError(f"{title}\n{row['why']}\n{self._where()}", row["why"])
         block = self.outcome.blocks.get((row["property"], row["carrier"]))
         if block is None:  # no listing in the output (a survey, say): the report's own words
             failure = row.get("failure", {})
@@ -346,7 +369,7 @@ class TapecheckRow(TapecheckItem):
                             for k in row.get("kinds", []))
             block = (failure.get("why", "") + (f"\nsaved: {failure['saved']}" if failure.get("saved") else "") + kinds
                      ).strip() or "(tapecheck printed no counterexample for this row)"
-        raise TapecheckError(f"{title}\n{block}\n{self._where()}")
+        raise TapecheckError(f"{title}\n{block}\n{self._where()}", row.get("failure", {}).get("why"))
 
 
 class TapecheckCoverage(TapecheckItem):
@@ -359,6 +382,9 @@ class TapecheckCoverage(TapecheckItem):
         report = self.outcome.report
         if report.get("coverage_shortfalls"):
             lines = "\n".join(f"coverage below floor on {s}" for s in report["coverage_shortfalls"])
-            raise TapecheckError(f"coverage FAILED: the generated cases missed a floor\n{lines}\n{self._where()}")
+            raise TapecheckError(f"coverage FAILED: the generated cases missed a floor\n{lines}\n{self._where()}",
+                                 f"coverage below floor on {report['coverage_shortfalls'][0]}"
+                                 + (f" and {len(report['coverage_shortfalls']) - 1} more"
+                                    if len(report["coverage_shortfalls"]) > 1 else ""))
         if self.outcome.not_judged and len(self.outcome.not_judged) >= len(report.get("coverage", {})):
             _skip("; ".join(self.outcome.not_judged))

@@ -53,7 +53,8 @@ def engine(*args: str) -> str:
 
 def environment(**extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("TAPECHECK_SEED", "TAPECHECK_CASES", "PYTEST_ADDOPTS")}
-    env.update(TAPECHECK=TAPECHECK, PYTHONDONTWRITEBYTECODE="1", **extra)
+    # wide lines: pytest cuts its short summary (FAILED id - reason) to the terminal's width
+    env.update(TAPECHECK=TAPECHECK, PYTHONDONTWRITEBYTECODE="1", COLUMNS="1000", **extra)
     return env
 
 
@@ -73,7 +74,8 @@ class PytestPluginTest(unittest.TestCase):
 
     def pytest(self, *args: str, cwd: Path = EXAMPLE, env: dict | None = None) -> subprocess.CompletedProcess:
         argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA",
-                "--tapecheck-save-failures", str(self.tmp / "failures"), *args]
+                f"--tapecheck-save-failures={self.tmp / 'failures'}", *args]  # "=": pytest takes an existing
+        # path given as an option's separate argument for a test path when it picks its rootdir
         return subprocess.run(argv, cwd=cwd, env=env or environment(), capture_output=True, text=True, timeout=300)
 
     def tapecheck_rows(self, command: str) -> list:
@@ -86,13 +88,14 @@ class PytestPluginTest(unittest.TestCase):
         return json.loads(report.read_text())["results"]
 
     def junit_cases(self, path: Path) -> dict:
-        """The testcases of a JUnit file: name -> the tag of its outcome element (None: passed) and its text."""
+        """The testcases of a JUnit file: name -> the tag of its outcome element (None: passed), its message
+        and its text."""
         root = ElementTree.parse(path).getroot()
         cases = {}
         for case in root.iter("testcase"):
             outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
-            cases[case.get("name")] = (None if outcome is None else outcome.tag,
-                                      "" if outcome is None else (outcome.get("message", "") + (outcome.text or "")))
+            cases[case.get("name")] = (None, "", "") if outcome is None else (outcome.tag, outcome.get("message", ""),
+                                                                                outcome.text or "")
         return cases
 
     def test_one_passing_item_per_row_and_junit(self):
@@ -110,28 +113,29 @@ class PytestPluginTest(unittest.TestCase):
         self.assertIn(f"tapecheck: {TAPECHECK}, seed {SEED}, {CASES} cases per row", run.stdout)
         cases = self.junit_cases(junit)
         self.assertEqual(sorted(cases), sorted(names + ["coverage"]))
-        self.assertEqual({outcome for outcome, _ in cases.values()}, {None})
+        self.assertEqual({outcome for outcome, _, _ in cases.values()}, {None})
 
     def test_the_planted_bug_fails_its_rows_with_listing_and_replay(self):
         bug = engine("--bug")
         rows = self.tapecheck_rows(bug)
-        failing = {f"{r['property']}[{r['carrier']}]" for r in rows if r["result"] == "fail"}
+        failing = {f"{r['property']}[{r['carrier']}]": r["failure"]["why"] for r in rows if r["result"] == "fail"}
         self.assertTrue(failing, "tapecheck itself does not catch the planted bug")
         junit = self.tmp / "junit.xml"
         run = self.pytest("--tapecheck-engine", bug, "--tapecheck-seed", str(SEED), "--tapecheck-cases", str(CASES),
                           "--junitxml", str(junit))
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
-        reported = {line.split("::")[-1].strip() for line in run.stdout.splitlines() if line.startswith("FAILED ")}
-        self.assertEqual(reported, failing, run.stdout)
+        reported = dict(line.split("::")[-1].strip().split(" - ", 1) for line in run.stdout.splitlines()
+                        if line.startswith("FAILED "))
+        self.assertEqual(reported, failing, run.stdout)  # the short summary: each row's failure, tapecheck's why
         self.assertIn(f"{len(rows) - len(failing) + 1} passed", run.stdout)
         cases = self.junit_cases(junit)
         self.assertEqual(sorted(cases), sorted([f"{r['property']}[{r['carrier']}]" for r in rows] + ["coverage"]))
-        for name, (outcome, text) in cases.items():
+        for name, (outcome, message, text) in cases.items():
             if name not in failing:
                 self.assertIsNone(outcome, f"{name}: {text}")
                 continue
             prop = name.split("[")[0]
-            self.assertEqual(outcome, "failure", name)
+            self.assertEqual((outcome, message), ("failure", failing[name]), name)
             self.assertIn(f"{prop} failed on rational with engine scalar (shrunk in", text)
             self.assertIn("add(0, 0)", text)  # the shrunk listing: the bug needs a repeated argument
             saved = self.tmp / "failures" / f"{prop}-rational-{SEED}.json"
