@@ -278,9 +278,12 @@ class TapecheckRun(pytest.Collector):
             if settings.save_failures:
                 argv += ["--save-failures", settings.save_failures]
             argv += self.spec.args
+            # every row: GoogleTest's shard variables, which tapecheck run also reads, are not pytest's
+            # (shard with --tapecheck-args "--shard I/N")
+            env = {k: v for k, v in os.environ.items() if k not in ("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS")}
             try:
-                done = subprocess.run(argv, cwd=self.spec.directory, stdin=subprocess.DEVNULL, capture_output=True,
-                                      text=True)
+                done = subprocess.run(argv, cwd=self.spec.directory, env=env, stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True)
             except OSError as error:
                 raise TapecheckError(f"{PLUGIN}: cannot run {settings.binary}: {error}") from None
             report = json.loads(report_file.read_text()) if report_file.exists() else None
