@@ -1,0 +1,201 @@
+"""The pytest plugin (adapters/python/tapecheck_pytest.py) on its example (examples/python/pytest_verdict).
+
+Runs pytest in a child process, as a user would, and compares what it reports with what tapecheck's own
+`run --json` reports for the same engine, seed, cases and options: one item per row, the correct engine's
+rows all pass, the planted bug's failing rows fail with their listing and replay command, --junitxml holds a
+testcase per row, a row that compared nothing is never a pass, a missed coverage floor fails the `coverage`
+item, the engine may come from the ini file, a missing engine is a usage error and an engine that does not
+start a collection error.
+
+The tapecheck program is $TAPECHECK (ctest passes the build's own), else build/tapecheck.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "python" / "pytest_verdict"
+SCALAR = REPO / "examples" / "python" / "scalar_engine.py"
+ADAPTERS = REPO / "adapters" / "python"
+TAPECHECK = os.environ.get("TAPECHECK") or str(REPO / "build" / "tapecheck")
+EXAMPLE_ARGS = ["--carrier", "rational"]  # the example conftest.py's tapecheck_args
+SEED, CASES = 1, 100
+PYTEST_USAGE_ERROR = 4
+
+NEVER_COMPARES = '''\
+import sys
+sys.path.insert(0, {adapters!r})
+from tapecheck_engine import Engine, Unsupported, serve
+
+class NeverCompares(Engine):
+    """Announces add and sum on rational, then answers every case `unsupported`."""
+    profile = {{"name": "never", "carriers": ["rational"], "ops": ["add", "sum"]}}
+
+    def leaf(self, carrier, shape, values):
+        raise Unsupported("leaf")
+
+serve(NeverCompares())
+'''
+
+
+def engine(*args: str) -> str:
+    return shlex.join([sys.executable, str(SCALAR), *args])
+
+
+def environment(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("TAPECHECK_SEED", "TAPECHECK_CASES", "PYTEST_ADDOPTS")}
+    # wide lines: pytest cuts its short summary (FAILED id - reason) to the terminal's width
+    env.update(TAPECHECK=TAPECHECK, PYTHONDONTWRITEBYTECODE="1", COLUMNS="1000", **extra)
+    return env
+
+
+class PytestPluginTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        assert Path(TAPECHECK).is_file(), f"no tapecheck program at {TAPECHECK} (set $TAPECHECK; ctest does)"
+        have = subprocess.run([sys.executable, "-c", "import pytest"], capture_output=True)
+        assert have.returncode == 0, f"{sys.executable} has no pytest (scripts/setup.sh --test installs python3-pytest)"
+
+    def setUp(self):
+        self.scratch = tempfile.TemporaryDirectory(prefix="test-pytest-plugin-")
+        self.tmp = Path(self.scratch.name)
+
+    def tearDown(self):
+        self.scratch.cleanup()
+
+    def pytest(self, *args: str, cwd: Path = EXAMPLE, env: dict | None = None) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA",
+                f"--tapecheck-save-failures={self.tmp / 'failures'}", *args]  # "=": pytest takes an existing
+        # path given as an option's separate argument for a test path when it picks its rootdir
+        return subprocess.run(argv, cwd=cwd, env=env or environment(), capture_output=True, text=True, timeout=300)
+
+    def tapecheck_rows(self, command: str) -> list:
+        """tapecheck's own report of the rows, run as the example's conftest.py runs it."""
+        report = self.tmp / "own.json"
+        run = subprocess.run([TAPECHECK, "run", "--engine-cmd", command, "--seed", str(SEED), "--cases", str(CASES),
+                              "--json", str(report), "--save-failures", str(self.tmp / "own-failures"), "--quiet",
+                              *EXAMPLE_ARGS], cwd=EXAMPLE, capture_output=True, text=True, timeout=300)
+        self.assertIn(run.returncode, (0, 1), run.stderr)
+        return json.loads(report.read_text())["results"]
+
+    def junit_cases(self, path: Path) -> dict:
+        """The testcases of a JUnit file: name -> the tag of its outcome element (None: passed), its message
+        and its text."""
+        root = ElementTree.parse(path).getroot()
+        cases = {}
+        for case in root.iter("testcase"):
+            outcome = next((c for c in case if c.tag in ("failure", "error", "skipped")), None)
+            cases[case.get("name")] = (None, "", "") if outcome is None else (outcome.tag, outcome.get("message", ""),
+                                                                                outcome.text or "")
+        return cases
+
+    def test_one_passing_item_per_row_and_junit(self):
+        rows = self.tapecheck_rows(engine())
+        self.assertTrue(rows and all(r["result"] == "pass" for r in rows), rows)
+        junit = self.tmp / "junit.xml"
+        run = self.pytest("-v", "--tapecheck-seed", str(SEED), "--tapecheck-cases", str(CASES),
+                          "--junitxml", str(junit))
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        names = [f"{r['property']}[{r['carrier']}]" for r in rows]
+        passed = [line.split("::")[-1].split()[0] for line in run.stdout.splitlines()
+                  if line.startswith("conftest.py::tapecheck::") and line.rstrip().endswith("]") and " PASSED " in line]
+        self.assertEqual(passed, names + ["coverage"], run.stdout)
+        self.assertIn(f"collected {len(rows) + 1} items", run.stdout)
+        self.assertIn(f"tapecheck: {TAPECHECK}, seed {SEED}, {CASES} cases per row", run.stdout)
+        cases = self.junit_cases(junit)
+        self.assertEqual(sorted(cases), sorted(names + ["coverage"]))
+        self.assertEqual({outcome for outcome, _, _ in cases.values()}, {None})
+
+    def test_the_planted_bug_fails_its_rows_with_listing_and_replay(self):
+        bug = engine("--bug")
+        rows = self.tapecheck_rows(bug)
+        failing = {f"{r['property']}[{r['carrier']}]": r["failure"]["why"] for r in rows if r["result"] == "fail"}
+        self.assertTrue(failing, "tapecheck itself does not catch the planted bug")
+        junit = self.tmp / "junit.xml"
+        run = self.pytest("--tapecheck-engine", bug, "--tapecheck-seed", str(SEED), "--tapecheck-cases", str(CASES),
+                          "--junitxml", str(junit))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        reported = dict(line.split("::")[-1].strip().split(" - ", 1) for line in run.stdout.splitlines()
+                        if line.startswith("FAILED "))
+        self.assertEqual(reported, failing, run.stdout)  # the short summary: each row's failure, tapecheck's why
+        self.assertIn(f"{len(rows) - len(failing) + 1} passed", run.stdout)
+        cases = self.junit_cases(junit)
+        self.assertEqual(sorted(cases), sorted([f"{r['property']}[{r['carrier']}]" for r in rows] + ["coverage"]))
+        for name, (outcome, message, text) in cases.items():
+            if name not in failing:
+                self.assertIsNone(outcome, f"{name}: {text}")
+                continue
+            prop = name.split("[")[0]
+            self.assertEqual((outcome, message), ("failure", failing[name]), name)
+            self.assertIn(f"{prop} failed on rational with engine scalar (shrunk in", text)
+            self.assertIn("add(0, 0)", text)  # the shrunk listing: the bug needs a repeated argument
+            saved = self.tmp / "failures" / f"{prop}-rational-{SEED}.json"
+            self.assertIn(f"replay: tapecheck replay {saved} --engine-cmd {shlex.quote(bug)}", text)
+            self.assertIn(f"rerun:  tapecheck run --property {prop} --carrier rational", text)
+            self.assertTrue(saved.is_file(), saved)
+            self.assertNotIn("coverage: share of generated cases", text)  # the row's part, not the whole run
+        for name in failing:  # the terminal report has the same: each failure's section names its replay
+            self.assertIn(f"replay: tapecheck replay {self.tmp / 'failures' / name.split('[')[0]}", run.stdout)
+
+    def test_a_row_that_compares_nothing_fails_or_is_skipped_never_passes(self):
+        (self.tmp / "never.py").write_text(NEVER_COMPARES.format(adapters=str(ADAPTERS)))
+        (self.tmp / "conftest.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(ADAPTERS)!r})\npytest_plugins = ['tapecheck_pytest']\n"
+            f"tapecheck_engine = {shlex.join([sys.executable, 'never.py'])!r}\n")
+        env = environment(TAPECHECK_SEED="7", TAPECHECK_CASES="5")
+        run = self.pytest(cwd=self.tmp, env=env)
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("tapecheck: ", run.stdout)
+        self.assertIn("seed 7, 5 cases per row", run.stdout)
+        self.assertNotIn(" passed", run.stdout.splitlines()[-1].replace("coverage", ""), run.stdout)
+        self.assertIn("nothing compared: 5 of 5 cases (5 unsupported: op leaf)", run.stdout)
+        self.assertRegex(run.stdout, r"FAILED conftest.py::tapecheck::\w+\[rational\]")
+        skipped = self.pytest("--tapecheck-nothing-compared", "skip", cwd=self.tmp, env=env)
+        self.assertEqual(skipped.returncode, 0, skipped.stdout + skipped.stderr)
+        self.assertRegex(skipped.stdout, r"SKIPPED \[1\] conftest.py:1: tapecheck \w+ on rational: nothing compared")
+        self.assertNotRegex(skipped.stdout, r"PASSED conftest.py::tapecheck::\w+\[")
+        self.assertIn("SKIPPED [1] conftest.py:1: coverage floors not judged on rational: 35 cases", skipped.stdout)
+
+    def test_a_missed_coverage_floor_fails_the_coverage_item(self):
+        # --tapecheck-args replaces the conftest.py's tapecheck_args; cases of size 0 have no ops at all
+        run = self.pytest("--tapecheck-args", "--carrier rational --max-size 0", "--tapecheck-seed", str(SEED),
+                          "--tapecheck-cases", "60")
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("FAILED conftest.py::tapecheck::coverage", run.stdout)
+        self.assertIn("coverage below floor on rational: op add: 0.0% of 480 cases, floor 2%", run.stdout)
+
+    def test_a_missing_engine_command_is_a_usage_error(self):
+        (self.tmp / "conftest.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(ADAPTERS)!r})\npytest_plugins = ['tapecheck_pytest']\n")
+        run = self.pytest(cwd=self.tmp)
+        self.assertEqual(run.returncode, PYTEST_USAGE_ERROR, run.stdout + run.stderr)
+        self.assertIn("tapecheck_pytest: no engine to check: give its command with --tapecheck-engine", run.stderr)
+
+    def test_the_engine_and_options_from_the_ini_file(self):
+        (self.tmp / "conftest.py").write_text(
+            f"import sys\nsys.path.insert(0, {str(ADAPTERS)!r})\npytest_plugins = ['tapecheck_pytest']\n")
+        tiny = shlex.join([sys.executable, str(REPO / "examples" / "python" / "tiny_engine.py")])
+        (self.tmp / "pytest.ini").write_text(f"[pytest]\ntapecheck_engine = {tiny}\ntapecheck_args = --carrier double\n")
+        run = self.pytest("-v", "--tapecheck-cases", "10", cwd=self.tmp)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("conftest.py::tapecheck::accuracy[double] PASSED", run.stdout)
+        self.assertNotIn("[rational]", run.stdout)
+
+    def test_an_engine_that_does_not_start_is_a_collection_error(self):
+        run = self.pytest("--tapecheck-engine", "./no-such-engine")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)  # pytest: interrupted by a collection error
+        self.assertIn("tapecheck gave no verdict (exit status 2)", run.stdout)
+        self.assertIn("exited before its hello", run.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
