@@ -562,7 +562,12 @@ class ScalarEngine(Engine):
 
 
 def _sigmoid(x):
-    return Ieee.div(1.0, 1.0 + Ieee.exp(-x))
+    # The stable form: for x < 0, e/(1 + e) with e = exp(x), which is tiny rather than 1/(1 + inf) = 0
+    # where exp(-x) overflows (x < -709.78 in double).
+    if x != x or x >= 0:
+        return Ieee.div(1.0, 1.0 + Ieee.exp(-x))
+    e = Ieee.exp(x)
+    return Ieee.div(e, 1.0 + e)
 
 
 def _accumulate_unary(x, out, term):
