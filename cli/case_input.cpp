@@ -45,7 +45,7 @@ Result<CaseInput> readCaseInput(const std::string& path, const MemoryBound& boun
                             {"engine_cmd", &input.engineCommand}, {"domain", &input.domain}, {"policy", &input.policy}}) {
     if (!failure.contains(key)) continue;
     if (!failure[key].is_string()) return fail(fmt::format("{}: failure.{}: must be a string", path, key));
-    *field = failure[key].get<std::string>();
+    *field = outsideText(failure[key].get<std::string>());  // a file's text: shown, never run
   }
   if (failure.contains("profile")) {
     if (!failure["profile"].is_object()) return fail(path + ": failure.profile: must be an object");

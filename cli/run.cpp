@@ -257,8 +257,8 @@ int runProperties(const RunOptions& options, const Program& program) {
   if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
   if (options.survey) fmt::print("{}", formatSurvey(result.rows));
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
-  std::size_t total = 0, failed = 0;
-  for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed();
+  std::size_t total = 0, failed = 0, compared = 0;
+  for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed(), compared += r.run.compared();
   std::string outcome = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
   if (!result.coverageShortfalls.empty()) outcome += ", coverage below floor";
   fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,
@@ -272,6 +272,15 @@ int runProperties(const RunOptions& options, const Program& program) {
       ++errors, report(kUsage, "run: --junit: " + written.error().message);
   if (errors) return kUsage;
   if (reportShrinkerFault(result.rows, "run")) return kUsage;
+  // Each row that compared nothing fails; a run in which no row compared anything checked nothing
+  // at all (an engine that supports none of the cases, a profile or domain that leaves none): an
+  // error, as CI must not take it for a verdict (docs/threat-model.md §4).
+  if (compared == 0)
+    return report(kUsage, fmt::format("run: nothing was compared: none of the {} case{} of the {} row{} ran a comparison "
+                                      "({} on {}: {})",
+                                      total, total == 1 ? "" : "s", result.rows.size(), result.rows.size() == 1 ? "" : "s",
+                                      result.rows.front().property, result.rows.front().carrierLabel(),
+                                      result.rows.front().run.nothingCompared()));
   return result.passed() ? kSuccess : kFailed;
 }
 

@@ -13,9 +13,11 @@ namespace {
 
 using nlohmann::json;
 
+// A string of the profile (its name, a deviation's why): text from an engine or a file, kept as
+// outsideText makes it (one line, escaped and cut: docs/threat-model.md).
 Result<std::string> stringAt(const json& object, const char* key, const std::string& where) {
-  if (!object[key].is_string()) return fail(fmt::format("{}: must be a string, got {}", where, object[key].dump()));
-  return object[key].get<std::string>();
+  if (!object[key].is_string()) return fail(fmt::format("{}: must be a string, got {}", where, outsideText(object[key].dump(), 200)));
+  return outsideText(object[key].get<std::string>());
 }
 
 // One of `allowed`, read from a string; the error lists them.

@@ -1,7 +1,8 @@
 // `--engine-cmd`: an engine in another process, through the engine protocol
 // (docs/engine-protocol.md). tapecheck's own engine behind `tapecheck serve` passes; an engine
 // that crashes, exits or hangs on a case fails that case (shrunk, the engine restarted); one that
-// breaks the protocol is an input error naming the line; one that never says hello too.
+// breaks the protocol is an input error naming the line; one that never says hello too. Its text
+// reaches the terminal, the reports and the saved cases escaped and cut (docs/threat-model.md §2).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,13 +10,16 @@
 #include <chrono>
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/support/text.h"
 #include "tests/cli/run_tapecheck.h"
 
 namespace {
@@ -23,6 +27,7 @@ namespace {
 using tc::testing::CommandRun;
 using tc::testing::runTapecheck;
 using tc::testing::source;
+using tc::escape;
 
 // The misbehaving test engine in MODE (tests/cli/engines/misbehaving_engine.py), quoted for --engine-cmd.
 std::string misbehaving(const std::string& mode, const std::string& argument = "") {
@@ -276,6 +281,128 @@ TEST(EngineCmd, TheEngineNeverOutlivesTapecheck) {
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_TRUE(gone) << "engine process " << engine << " outlived tapecheck";
+}
+
+// Where `text` breaks the promise of docs/threat-model.md §2 (valid UTF-8; no control character
+// but the line breaks tapecheck writes itself), or empty.
+std::string brokenPromiseIn(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();  // throws on a byte that is not UTF-8
+  } catch (const nlohmann::json::exception& e) {
+    return e.what();
+  }
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const auto byte = static_cast<unsigned char>(text[k]);
+    if ((byte < 0x20 && byte != '\n') || byte == 0x7f) return fmt::format("control byte 0x{:02x} at {}", byte, k);
+  }
+  return "";
+}
+
+std::string fileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A hostile engine's error message, and what tapecheck must show in its place.
+struct HostileMessage {
+  const char* mode;
+  const char* shown;
+};
+
+void PrintTo(const HostileMessage& message, std::ostream* out) { *out << message.mode; }
+
+class HostileText : public ::testing::TestWithParam<HostileMessage> {};
+
+// The message reaches stdout, the JSON and JUnit reports and the saved case escaped (and cut), and
+// the failure is saved and reported like any other: exit 1, never 2.
+TEST_P(HostileText, IsEscapedAndCutEverywhereAndTheFailureIsStillSavedAndReported) {
+  const std::string base = saveDir(std::string("hostile_") + GetParam().mode);
+  std::filesystem::remove_all(base);
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                misbehaving(GetParam().mode, "mul") + " --save-failures " + base + " --json " + base +
+                                ".json --junit " + base + ".xml");
+  ASSERT_EQ(run.status, 1) << escape(run.out, 5000) << run.err;
+  EXPECT_EQ(brokenPromiseIn(run.out), "") << escape(run.out, 5000);
+  EXPECT_EQ(brokenPromiseIn(run.err), "") << run.err;
+  EXPECT_NE(run.out.find(GetParam().shown), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("\nFAKE"), std::string::npos) << run.out;
+  EXPECT_LT(run.out.size(), 20000u) << "a long message is cut";
+
+  const std::string json = fileText(base + ".json"), junit = fileText(base + ".xml");
+  EXPECT_LT(json.size(), 100000u);
+  EXPECT_LT(junit.size(), 100000u);
+  nlohmann::json report = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << "the JSON report is written and parses";
+  EXPECT_NE(report["results"][0]["failure"]["why"].get<std::string>().find(GetParam().shown), std::string::npos)
+      << report["results"][0]["failure"].dump();
+  EXPECT_EQ(brokenPromiseIn(junit), "") << junit;
+  EXPECT_NE(junit.find(GetParam().shown), std::string::npos) << junit;
+
+  nlohmann::json saved = savedCase(run.out);
+  ASSERT_TRUE(saved.is_object()) << "the failure is saved: " << run.out;
+  EXPECT_NE(saved["failure"]["why"].get<std::string>().find(GetParam().shown), std::string::npos) << saved["failure"].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EngineCmd, HostileText,
+    ::testing::Values(HostileMessage{"escape-on", "the engine failed: \\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\\x1b[1;32mlooks fine\\x1b[0m"},
+                      HostileMessage{"forge-on", "the engine failed: boom\\x0d\\x0aFAKE: all passed\\x0a"},
+                      HostileMessage{"nul-on", "the engine failed: before\\x00after\\x00"},
+                      HostileMessage{"bad-utf8-on", "the engine failed: caf\\xc3 \\xff\\xfe end"},
+                      HostileMessage{"huge-on", "xxxxxxxxxx... (10484779 more bytes)"}),
+    [](const auto& info) {
+      std::string name = info.param.mode;
+      std::erase(name, '-');
+      return name;
+    });
+
+// The engine's profile name (shown in the header and in every failure) is escaped too.
+TEST(EngineCmd, AHostileProfileNameIsEscaped) {
+  CommandRun run = runTapecheck("run --property compileChecked_context --carrier rational --cases 10 --seed 1 " +
+                                misbehaving("hostile-name"));
+  ASSERT_EQ(run.status, 0) << escape(run.out, 5000) << run.err;
+  EXPECT_EQ(brokenPromiseIn(run.out), "") << escape(run.out, 5000);
+  EXPECT_NE(run.out.find("(\\x1b]0;pwned\\x07\\x1b[2Jengine\\x0d\\x0aFAKE: all passed)"), std::string::npos) << run.out;
+}
+
+// A one-line error that quotes the start of an engine's line keeps valid UTF-8 where the cut falls
+// inside a character (report escapes what is not UTF-8).
+TEST(EngineCmd, AnErrorQuotingAnEnginesLineStaysValidUtf8) {
+  CommandRun run = runTapecheck("run --cases 5 " + misbehaving("hello-list"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("the hello must be a JSON object, got [\"x\xc3\xa9"), std::string::npos) << run.err;
+  EXPECT_EQ(brokenPromiseIn(run.err.substr(0, run.err.size() - 1)), "") << escape(run.err, 1000);
+}
+
+// A saved failure's engine_cmd is never run, only shown in replay's refusal: escaped there.
+TEST(EngineCmd, ReplaysRefusalShowsTheFilesEngineCommandEscaped) {
+  const std::string file = saveDir("hostile_engine_cmd") + ".json";
+  nlohmann::json doc = nlohmann::json::parse(fileText(source("examples/graphs/mlp.json")));
+  doc["failure"] = {{"property", "compileChecked_context"}, {"carrier", "rational"},
+                    {"engine_cmd", "python3 e.py\x1b[2J\r\nFAKE: all passed\x1b]0;pwned\x07"}};
+  std::ofstream(file) << doc.dump();
+  CommandRun run = runTapecheck("replay " + file);
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_EQ(brokenPromiseIn(run.err.substr(0, run.err.size() - 1)), "") << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("--engine-cmd 'python3 e.py\\x1b[2J\\x0d\\x0aFAKE: all passed\\x1b]0;pwned\\x07'"),
+            std::string::npos)
+      << run.err;
+}
+
+// A row that compared nothing fails; a run in which no row compared anything is an error (exit 2,
+// one line), which CI cannot take for a verdict. A run that compared some cases is not.
+TEST(EngineCmd, ARunThatComparedNothingAtAllIsAnError) {
+  CommandRun run = runTapecheck("run --carrier rational --cases 20 --seed 1 " + misbehaving("unsupported-all"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_EQ(run.err.find("tapecheck: run: nothing was compared: none of the "), 0u) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.out.find("nothing compared: 20 of 20 cases ("), std::string::npos) << run.out;
+  CommandRun some = runTapecheck("run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                                 misbehaving("unsupported-on", "mul"));
+  EXPECT_EQ(some.status, 0) << some.out << some.err;
 }
 
 }  // namespace

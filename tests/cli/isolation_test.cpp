@@ -131,15 +131,15 @@ TEST(Isolation, AHangIsATimeoutVerdict) {
 TEST(Isolation, ACounterexampleThatCannotBeSavedKeepsItsVerdictAndEndsWithStatus2) {
   std::string dir = ::testing::TempDir() + "unsaveable_" + std::to_string(getpid());
   std::filesystem::remove_all(dir);
-  // Where the counterexample would go, a directory: the rename onto it fails.
+  // Where the counterexample would go, a directory: refused (only a regular file is replaced).
   std::filesystem::create_directories(dir + "/compileChecked_context-rational-1.json/inside");
   CommandRun run = runCommand(std::string(FAULTY_ENGINES) +
                               " run --engine throws --no-isolate --carrier rational --property compileChecked_context "
                               "--cases 200 --seed 1 --save-failures " + dir);
   EXPECT_EQ(run.status, 2) << run.out << run.err;
   EXPECT_NE(run.out.find("1 FAILED"), std::string::npos) << run.out;  // the verdict is printed first
-  EXPECT_NE(run.err.find("could not save a counterexample: cannot write '" + dir +
-                         "/compileChecked_context-rational-1.json': Is a directory"),
+  EXPECT_NE(run.err.find("could not save a counterexample: '" + dir +
+                         "/compileChecked_context-rational-1.json' is a directory; tapecheck writes only a regular file"),
             std::string::npos)
       << run.err;
 }

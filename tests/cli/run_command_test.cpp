@@ -1,7 +1,10 @@
 // `tapecheck run`: the table names every property and carrier; failures and bad options exit
 // with the documented status.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -174,6 +177,77 @@ TEST(CommandLine, OutputPathsAreCheckedBeforeTheRun) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_EQ(missing.out, "") << "refused before the run, not after it";
   EXPECT_NE(missing.err.find("'/nonexistent-dir' does not exist"), std::string::npos) << missing.err;
+}
+
+// A report path must name a regular file or nothing (docs/threat-model.md §3): a named pipe, a
+// device, a symbolic link, a name too long or a missing directory is refused before the run, in
+// one line naming the option and the path, and left as it was.
+TEST(CommandLine, OutputPathsThatCannotBeRegularFilesAreRefusedBeforeTheRun) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("unsafe_paths_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "report.fifo", target = dir / "target.json", link = dir / "link.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  std::ofstream(target) << "the target";
+  fs::create_symlink(target, link);
+  const std::string longName = (dir / (std::string(300, 'n') + ".xml")).string();
+  for (const auto& [option, why] :
+       {std::pair<std::string, std::string>{"--json " + fifo.string(), "--json: '" + fifo.string() + "' is a named pipe (FIFO)"},
+        {"--junit /dev/null", "--junit: '/dev/null' is a character device; tapecheck writes only a regular file or a new one"},
+        {"--json " + link.string(), "--json: '" + link.string() + "' is a symbolic link"},
+        {"--junit " + longName, "is longer than 255 bytes"},
+        {"--json " + (dir / "missing" / "report.json").string(), "/missing' does not exist"},
+        {"--save-failures " + (dir / std::string(300, 's')).string(), "is longer than 255 bytes"}}) {
+    CommandRun run = runTapecheck("run --cases 2 --seed 1 " + option);
+    EXPECT_EQ(run.status, 2) << option << "\n" << run.out << run.err;
+    EXPECT_EQ(run.out, "") << option << ": refused before the run";
+    EXPECT_NE(run.err.find(why), std::string::npos) << option << ": " << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_TRUE(fs::is_character_file(fs::symlink_status("/dev/null")));
+  std::ifstream in(target);
+  std::string kept;
+  std::getline(in, kept);
+  EXPECT_EQ(kept, "the target");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 3) << "nothing left behind";
+}
+
+// A report that cannot be written after the run (the disk full, a file size limit) is reported on
+// stderr and the run exits 2, the verdicts printed before it standing; the previous report stays.
+// A file size limit binds without root; a full disk needs a small file system, mounted here in a
+// user namespace and filled (skipped where the system allows none).
+TEST(CommandLine, AReportThatCannotBeWrittenIsReported) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("write_errors_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string json = (dir / "report.json").string();
+  std::ofstream(json) << "previous";
+  CommandRun limited = tc::testing::runCommand("(trap '' XFSZ; ulimit -f 1; exec " + std::string(TAPECHECK_BINARY) +
+                                               " run --cases 5 --seed 1 --carrier rational --property compileChecked_context --json " + json + ")");
+  EXPECT_EQ(limited.status, 2) << limited.out << limited.err;
+  EXPECT_NE(limited.out.find("seed 1: all passed"), std::string::npos) << limited.out;
+  EXPECT_EQ(limited.err, "tapecheck: run: --json: cannot write '" + json + "': File too large\n");
+  std::ifstream previous(json);
+  std::string kept;
+  std::getline(previous, kept);
+  EXPECT_EQ(kept, "previous");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "no temporary left";
+
+  const fs::path small = dir / "small";
+  fs::create_directories(small);
+  CommandRun full = tc::testing::runCommand("unshare -rm sh -c 'mount -t tmpfs -o size=4k tmpfs " + small.string() +
+                                            " || exit 99; head -c 4096 /dev/zero > " + small.string() + "/filler; exec " + TAPECHECK_BINARY +
+                                            " run --cases 5 --seed 1 --carrier rational --property compileChecked_context --json " +
+                                            small.string() +
+                                            "/report.json'");
+  if (full.status == 99 || full.err.starts_with("unshare:")) GTEST_SKIP() << "no user namespace to mount a small file system: " << full.err;
+  EXPECT_EQ(full.status, 2) << full.out << full.err;
+  EXPECT_NE(full.out.find("seed 1: all passed"), std::string::npos) << full.out;
+  EXPECT_EQ(full.err, "tapecheck: run: --json: cannot write '" + small.string() + "/report.json': No space left on device\n");
 }
 
 TEST(CommandLine, HelpShowsDefaultsAndTheProperties) {

@@ -9,9 +9,21 @@ crash-on OP       dies by SIGSEGV             exit-on OP        writes to stderr
 hang-on OP        never answers               garbage-on OP     answers a line that is not JSON
 no-context-on OP  answers without "context"    wrong-shape-on OP gives gradients of the wrong shape
 wrong-id-on OP    answers with another id      unsupported-on OP answers that OP is unsupported
+unsupported-all   answers that every case is unsupported (a run that compares nothing)
 exit-at-start     exits with status 1 before its hello
 bad-hello         announces protocol version 2
 pid-file PATH     writes its process id to PATH, passes everything through, and never exits by itself
+
+Hostile text (docs/threat-model.md): the engine fails a case that uses OP with an error message
+meant to harm the terminal or the reports; tapecheck must escape it, cut it and still save it.
+
+escape-on OP      a message of terminal escape sequences (clear the screen, set the title, colours)
+forge-on OP       a message with CR and LF that forges a line "FAKE: all passed"
+nul-on OP         a message with NUL bytes
+bad-utf8-on OP    a message with bytes that are not UTF-8 (written raw into the JSON line)
+huge-on OP        a message of 10 MiB
+hostile-name      a profile name of escape sequences, CR and LF; passes everything through
+hello-list        a hello that is a list of non-ASCII text, not an object (tapecheck quotes its start)
 """
 import json
 import os
@@ -34,6 +46,12 @@ def main():
     hello = serve.stdout.readline()
     if mode == "bad-hello":
         hello = json.dumps({"tapecheck_engine": 2, "profile": {}}) + "\n"
+    if mode == "hello-list":
+        hello = json.dumps(["x" + "\u00e9" * 100], ensure_ascii=False) + "\n"
+    if mode == "hostile-name":
+        parsed = json.loads(hello)
+        parsed["profile"]["name"] = HOSTILE_NAME
+        hello = json.dumps(parsed) + "\n"
     sys.stdout.write(hello)
     sys.stdout.flush()
     for line in sys.stdin:
@@ -44,13 +62,35 @@ def main():
         answer = serve.stdout.readline()
         if argument in ops:
             answer = misbehave(mode, argument, request, answer)
-        sys.stdout.write(answer)
-        sys.stdout.flush()
+        if mode == "unsupported-all":
+            answer = json.dumps({"id": request["id"], "unsupported": sorted(ops)[0] if ops else "input"}) + "\n"
+        if isinstance(answer, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(answer)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(answer)
+            sys.stdout.flush()
     if mode == "pid-file":  # only a kill ends it: the test of tapecheck's cleanup
         time.sleep(3600)
 
 
+HOSTILE_NAME = "\x1b]0;pwned\x07\x1b[2Jengine\r\nFAKE: all passed"
+HOSTILE_MESSAGES = {
+    "escape-on": "\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b[1;32mlooks fine\x1b[0m",
+    "forge-on": "boom\r\nFAKE: all passed\n",
+    "nul-on": "before\x00after\x00",
+    "huge-on": "x" * (10 << 20),
+}
+
+
 def misbehave(mode, op, request, answer):
+    if mode in HOSTILE_MESSAGES:
+        return json.dumps({"id": request["id"], "error": {"message": HOSTILE_MESSAGES[mode]}}) + "\n"
+    if mode == "bad-utf8-on":
+        # json.dumps writes only ASCII: the bad bytes go into the line as they are.
+        line = json.dumps({"id": request["id"], "error": {"message": "BAD"}}).encode()
+        return line.replace(b"BAD", b"caf\xc3 \xff\xfe end") + b"\n"
     if mode == "crash-on":
         os.kill(os.getpid(), signal.SIGSEGV)
     if mode == "exit-on":

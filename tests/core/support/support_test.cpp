@@ -45,6 +45,48 @@ TEST(Quote, CutTextKeepsTheClosingQuoteNextToIt) {
   EXPECT_EQ(quote("\x01\x02\x03", 2), "'\\x01\\x02...' (cut; 3 bytes in all)");
 }
 
+// Text from outside tapecheck (an engine's message, a file's field): one line of valid UTF-8 that a
+// terminal shows as it is (docs/threat-model.md).
+TEST(OutsideText, KeepsValidUtf8AndPrintableTextAsItIs) {
+  EXPECT_EQ(outsideText("the engine failed: log of -1"), "the engine failed: log of -1");
+  EXPECT_EQ(outsideText("caf\xc3\xa9 \xe2\x88\x9e \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe2\x88\x9e \xf0\x9f\x98\x80");
+  EXPECT_EQ(outsideText("C:\\path"), "C:\\path");  // backslashes stay: applied again, nothing changes
+  EXPECT_EQ(outsideText(""), "");
+}
+
+TEST(OutsideText, ControlCharactersBecomeHex) {
+  EXPECT_EQ(outsideText("\x1b[2J\x1b]0;title\x07"), "\\x1b[2J\\x1b]0;title\\x07");
+  EXPECT_EQ(outsideText("ok\r\nFAKE: all passed"), "ok\\x0d\\x0aFAKE: all passed");
+  EXPECT_EQ(outsideText(std::string("nul\0end", 7)), "nul\\x00end");
+  EXPECT_EQ(outsideText("tab\tdel\x7f"), "tab\\x09del\\x7f");
+  EXPECT_EQ(outsideText("c1 \xc2\x9b" "2J"), "c1 \\xc2\\x9b2J");  // U+009B, a one-character CSI
+  EXPECT_EQ(outsideText("\xc2\xa0"), "\xc2\xa0");                  // U+00A0 shows: kept
+  EXPECT_EQ(outsideText("line\xe2\x80\xa8sep"), "line\\xe2\\x80\\xa8sep");                  // U+2028
+  EXPECT_EQ(outsideText("abc\xe2\x80\xae" "fed"), "abc\\xe2\\x80\\xae" "fed");            // U+202E override
+  EXPECT_EQ(outsideText("\xe2\x81\xa6x\xe2\x81\xa9"), "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");  // isolates
+  EXPECT_EQ(outsideText("\xe2\x80\x94"), "\xe2\x80\x94");                                  // an em dash shows
+}
+
+TEST(OutsideText, BytesThatAreNotUtf8BecomeHex) {
+  EXPECT_EQ(outsideText("bad \xff byte"), "bad \\xff byte");
+  EXPECT_EQ(outsideText("cut \xc3"), "cut \\xc3");                          // a character cut short
+  EXPECT_EQ(outsideText("\xc0\xaf"), "\\xc0\\xaf");                         // overlong '/'
+  EXPECT_EQ(outsideText("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");                // overlong, three bytes
+  EXPECT_EQ(outsideText("\xed\xa0\x80"), "\\xed\\xa0\\x80");                // a surrogate
+  EXPECT_EQ(outsideText("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");       // above U+10FFFF
+  EXPECT_EQ(outsideText("\x80\xe2\x88\x9e"), "\\x80\xe2\x88\x9e");          // a stray continuation, then a character
+}
+
+TEST(OutsideText, CutsLongTextAtACharacterAndCountsWhatIsLeftOut) {
+  EXPECT_EQ(outsideText(std::string(1000, 'x')), std::string(1000, 'x'));
+  EXPECT_EQ(outsideText(std::string(1001, 'x')), std::string(1000, 'x').append("... (1 more bytes)"));
+  EXPECT_EQ(outsideText(std::string(10 << 20, 'y')), std::string(1000, 'y').append("... (10484760 more bytes)"));
+  EXPECT_EQ(outsideText("ab\xe2\x88\x9e", 4), "ab... (3 more bytes)");  // not a character cut in two
+  EXPECT_EQ(outsideText("a\nb", 4), "a... (2 more bytes)");  // maxBytes counts the escaped text
+  EXPECT_EQ(outsideText("a\nb", 5), "a\\x0a... (1 more bytes)");
+  EXPECT_EQ(outsideText(outsideText("a\x1b[1mb\xff")), outsideText("a\x1b[1mb\xff"));
+}
+
 TEST(Result, FailMakesAnErrorWithTheMessage) {
   Result<int> failed = fail("shape [0] has dimension 0 equal to 0");
   ASSERT_FALSE(failed.has_value());
