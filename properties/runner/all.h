@@ -55,7 +55,8 @@ bool appliesToOps(const NamedProperty<T>& property, std::span<const OpKind> ops)
 
 //! The theorem properties and every oracle that applies to carrier T in `domain`: linearity on
 //! exact carriers, the adjoint identities where a dual carrier is instantiated (rational, modp,
-//! interval), accuracy on IEEE carriers, and there exact_reference in the exact domain.
+//! interval), accuracy on IEEE carriers, and there exact_reference and forward_oracle in the exact
+//! domain (forward_oracle on every other carrier in either domain).
 template <class T>
 std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain = gen::Domain::general);
 

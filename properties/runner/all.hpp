@@ -11,6 +11,7 @@
 #include "properties/oracles/domain_errors.h"
 #include "properties/oracles/exact_reference.h"
 #include "properties/oracles/file_round_trip.h"
+#include "properties/oracles/forward_oracle.h"
 #include "properties/oracles/index_bounds.h"
 #include "properties/oracles/kink_conventions.h"
 #include "properties/oracles/linearity.h"
@@ -100,6 +101,10 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
         {"accuracy", Scope::engine, &accuracy<T>, detail::compactOps(), "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
+  // On IEEE carriers the naive definitions are compared on the exact domain only, as exact_reference.
+  if (!std::is_floating_point_v<T> || domain == gen::Domain::exact)
+    all.push_back({"forward_oracle", Scope::engine, &forward_oracle<T>, detail::compactOps(),
+                   "a node that is not an opaque program"});
   return all;
 }
 

@@ -89,14 +89,17 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   ASSERT_EQ(run.status, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("domain exact, policy bits"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("exact_reference"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("forward_oracle"), std::string::npos) << run.out;
   EXPECT_EQ(run.out.find("IEEE special value"), std::string::npos) << "no specials in the exact domain\n" << run.out;
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
-  EXPECT_EQ(report["results"].size(), 15u);
+  EXPECT_EQ(report["results"].size(), 16u);  // the theorems, the oracles, exact_reference and forward_oracle
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";
+  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("forward_oracle"), std::string::npos)
+      << "on IEEE carriers forward_oracle belongs to the exact domain";
 }
 
 // A profile restricts the ops drawn and declares conventions; the built-in engine does not prune

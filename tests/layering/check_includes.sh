@@ -39,6 +39,17 @@ if [ -n "$floor_hits" ]; then
   echo "$floor_hits" | sed 's/^/  /'
   status=1
 fi
+# The naive forward (properties/oracles/naive_forward.*) is written apart from core/ops: of core/ops
+# it includes the names of the op kinds only, of core/graph the containers only, and no kernel, shape
+# rule, op struct or reference evaluation.
+naive_hits=$(grep -n -E '#include "(core/ops/|core/graph/|core/spec/|core/runtime/|core/instantiate/)' \
+  properties/oracles/naive_forward.h properties/oracles/naive_forward.hpp 2>/dev/null |
+  grep -v -E '#include "(core/ops/op_kind.h|core/graph/graph.h)"')
+if [ -n "$naive_hits" ]; then
+  echo "properties/oracles/naive_forward must not include core/ops definitions (only op_kind.h, graph.h):"
+  echo "$naive_hits" | sed 's/^/  /'
+  status=1
+fi
 # Adapters see the engine room and the floor only.
 adapter_hits=$(grep -rn --include='*.h' --include='*.hpp' --include='*.cpp' -E "#include \"properties/(theorems|oracles|runner)/" adapters 2>/dev/null)
 if [ -n "$adapter_hits" ]; then
