@@ -33,6 +33,18 @@ namespace shrinking {
 inline constexpr std::size_t kPlantedSteps = 4;
 //! How many nodes (the highest) are deleted one at a time and checked.
 inline constexpr std::size_t kDeletionsChecked = 8;
+//! The largest case checked, in nodes and in elements of all positions: each candidate copies and
+//! reads the whole document, and the planted failure ends with a pass over every candidate, so the
+//! check grows with the square of the case; generated cases stay far below.
+inline constexpr std::size_t kMaxNodes = 64, kMaxElements = 4096;
+
+//! Whether `graph` is one the check runs on: a node to delete, and no larger than the bounds.
+template <class T>
+bool withinBounds(const Graph<T>& graph) {
+  std::size_t elements = 0;
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) elements += elementCount(graph.shapeAt(p));
+  return !graph.nodes.empty() && graph.nodes.size() <= kMaxNodes && elements <= kMaxElements;
+}
 
 template <class T>
 std::string positionLabel(const Graph<T>& graph, std::size_t p) {
@@ -117,10 +129,14 @@ std::string plantedProblem(const nlohmann::json& doc, const Case<T>& c) {
 
 }  // namespace shrinking
 
-//! The shrinker's own check on case `c` (docs/semantics.md §3.7); skipped on a case without nodes.
+//! The shrinker's own check on case `c` (docs/semantics.md §3.7); skipped on a case without nodes or
+//! beyond shrinking::withinBounds.
 template <class T>
 Verdict shrinker(const Case<T>& c) {
   if (c.graph.nodes.empty()) return Verdict::skip("no node to delete or to plant a failure on");
+  if (!shrinking::withinBounds(c.graph))
+    return Verdict::skip(fmt::format("more than {} nodes or {} elements: the shrinker's check copies the case per candidate",
+                                     shrinking::kMaxNodes, shrinking::kMaxElements));
   if (!c.inputs) return Verdict::skip("no input values to shrink");
   const nlohmann::json doc = caseToJson(c);
   const std::size_t n = c.graph.nodes.size();

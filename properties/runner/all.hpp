@@ -80,7 +80,8 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>},
       {"domain_errors", Scope::engine, &domain_errors<T>},
       {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>},
-      {"shrinker", Scope::runtime, &ignoringEngine<T, &shrinker<T>>}};
+      {"shrinker", Scope::runtime, &ignoringEngine<T, &shrinker<T>>, {}, "a node, and at most 64 nodes of 4096 elements",
+       &shrinking::withinBounds<T>}};
   if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
     all.push_back({"kink_conventions", Scope::engine, &kink_conventions<T>, detail::kinkedOps(),
                    "a relu, abs, clamp, max or min node"});

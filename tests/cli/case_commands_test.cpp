@@ -126,13 +126,15 @@ TEST(Check, AGraphWithoutNodesLeavesOutThePropertiesThatCompareNodesAndSaysSo) {
       "values": [["1", "2"]]})");
   CommandRun run = runTapecheck("check " + inputsOnly + " --cases 2 --seed 1");
   ASSERT_EQ(run.status, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("on rational: left out, as this graph has nothing they compare: kink_conventions (needs a "
+  EXPECT_NE(run.out.find("on rational: left out, as this graph has nothing they compare: shrinker (needs a node, and at most 64 nodes of 4096 elements), "
+                         "kink_conventions (needs a "
                          "relu, abs, clamp, max or min node), node_adjoint_identity (needs a node whose program is not a "
                          "non-linear opaque one), linearity (needs a node that is not an opaque program), forward_oracle "
                          "(needs a node that is not an opaque program)\n"),
             std::string::npos)
       << run.out;
-  EXPECT_NE(run.out.find("on double: left out, as this graph has nothing they compare: kink_conventions (needs a "
+  EXPECT_NE(run.out.find("on double: left out, as this graph has nothing they compare: shrinker (needs a node, and at most 64 nodes of 4096 elements), "
+                         "kink_conventions (needs a "
                          "relu, abs, clamp, max or min node), accuracy (needs a node that is not an opaque program)\n"),
             std::string::npos)
       << run.out;

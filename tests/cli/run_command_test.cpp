@@ -94,7 +94,7 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
-  EXPECT_EQ(report["results"].size(), 16u);  // the theorems, the oracles, exact_reference and forward_oracle
+  EXPECT_EQ(report["results"].size(), 17u);  // the theorems, the oracles (shrinker too), exact_reference and forward_oracle
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";
