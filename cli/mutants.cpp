@@ -33,6 +33,8 @@ int runMutants(const MutantsOptions&) {
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/support/mutants.h"
+#include "core/support/result.h"
+#include "core/support/text.h"
 
 namespace tc::cli {
 namespace {
@@ -140,14 +142,22 @@ Verdict judge(const mutants::MutantInfo& info, ChildRun run) {
   return v;
 }
 
-std::vector<int> chosenIds(const MutantsOptions& options) {
+//! The mutants --only names (ids or names, comma-separated), or all; the first item that names no
+//! mutant is the error.
+Result<std::vector<int>> chosenIds(const MutantsOptions& options) {
   std::vector<int> ids;
   if (options.only.empty()) {
     for (const auto& m : mutants::all()) ids.push_back(m.id);
     return ids;
   }
   std::stringstream list(options.only);
-  for (std::string item; std::getline(list, item, ',');) ids.push_back(std::atoi(item.c_str()));
+  for (std::string item; std::getline(list, item, ',');) {
+    std::optional<int> id = mutants::idOf(item);
+    if (!id)
+      return fail(fmt::format("mutants: no mutant {} (an id from 1 to {}, or a name such as {})", quote(item),
+                              mutants::all().size(), mutants::all().front().name));
+    ids.push_back(*id);
+  }
   return ids;
 }
 
@@ -169,10 +179,9 @@ void printMatrix(const std::vector<Verdict>& verdicts, const std::vector<std::st
 
 int runMutants(const MutantsOptions& options) {
   auto all = mutants::all();
-  std::vector<int> ids = chosenIds(options);
-  for (int id : ids)
-    if (std::none_of(all.begin(), all.end(), [&](const auto& m) { return m.id == id; }))
-      return report(kUsage, fmt::format("mutants: no mutant with id {} (ids run from 1 to {})", id, all.size()));
+  Result<std::vector<int>> chosen = chosenIds(options);
+  if (!chosen) return report(kUsage, chosen.error().message);
+  const std::vector<int>& ids = *chosen;
   //! The children's reports and counterexamples, removed however the command ends.
   struct ScratchDirectory {
     std::filesystem::path path = std::filesystem::temp_directory_path() / fmt::format("tapecheck-mutants-{}", getpid());

@@ -20,7 +20,7 @@ tc::cli::ExtraCommand mutantsCommand() {
                 ->check(CLI::IsMember({"text", "json"}));
             command.add_option("--timeout", options->timeoutSeconds, "seconds per mutant before it counts as not killed")
                 ->check(CLI::Range(1.0, 86400.0));
-            command.add_option("--only", options->only, "comma-separated mutant ids (default: all)");
+            command.add_option("--only", options->only, "comma-separated mutant ids or names (default: all)");
             return [options] { return tc::cli::runMutants(*options); };
           }};
 }

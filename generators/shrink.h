@@ -55,7 +55,7 @@ std::pair<LoadedDoc<T>, std::size_t> shrinkWhile(LoadedDoc<T> doc, Predicate&& s
   for (bool progressed = true; progressed;) {
     std::optional<LoadedDoc<T>> taken;
     progressed = forEachShrink<T>(doc, [&](LoadedDoc<T> candidate) {
-      if (!stillFails(candidate) && !TC_MUTANT(62)) return false;  // the planted fault: a passing candidate taken
+      if (!stillFails(candidate) && !TC_MUTANT(shrinker_takes_passing_candidate)) return false;  // the planted fault: a passing candidate taken
       taken = std::move(candidate);
       return true;
     });

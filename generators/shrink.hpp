@@ -385,7 +385,7 @@ std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const G
   candidate["nodes"].erase(k);
   bool ok = detail::remapPositions(candidate, k, [&](std::size_t p) -> std::optional<std::size_t> {
     if (p < q) return p;
-    if (p > q) return TC_MUTANT(63) ? p : p - 1;  // the planted fault: later positions keep their numbers
+    if (p > q) return TC_MUTANT(deletion_keeps_positions) ? p : p - 1;  // the planted fault: later positions keep their numbers
     return replacement;
   });
   if (!ok) return std::nullopt;

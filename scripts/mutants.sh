@@ -23,20 +23,29 @@ assert total >= 30, f"only {total} mutants"
 assert killed == total, f"{total - killed} mutants survived"
 PY
 [ "$status" -eq 0 ] || exit "$status"
-# The shrinker checks its own work (docs/semantics.md §3.7): with mutant 62 (a passing candidate
-# taken), a real failure of an engine is reported as tapecheck's internal error, exit 2, not saved
+# The shrinker checks its own work (docs/semantics.md §3.7): with the mutant
+# shrinker-takes-passing-candidate (a passing candidate taken), a real failure of an engine is reported as tapecheck's internal error, exit 2, not saved
 # as a counterexample that replays green.
 shrinker_status=0
-TAPECHECK_MUTANT=62 ./build-mutants/tapecheck run --quiet --cases 100 --seed 1 --carrier rational \
+TAPECHECK_MUTANT=shrinker-takes-passing-candidate ./build-mutants/tapecheck run --quiet --cases 100 --seed 1 --carrier rational \
   --property compileChecked_backwardDenseFrom --save-failures build-mutants/shrinker-check \
   --engine-cmd "/usr/bin/python3 tests/engines/independent/engine.py --bug mean_nodiv" \
   > build-mutants/shrinker-check.txt 2>&1 || shrinker_status=$?
 if [ "$shrinker_status" -ne 2 ] ||
    ! grep -q "internal error: shrinking compileChecked_backwardDenseFrom on rational: the shrinker returned a case its predicate did not accept" build-mutants/shrinker-check.txt; then
-  echo "mutants: the shrinker's self-check did not report mutant 62 (exit $shrinker_status):"
+  echo "mutants: the shrinker's self-check did not report shrinker-takes-passing-candidate (exit $shrinker_status):"
   cat build-mutants/shrinker-check.txt
   exit 1
 fi
-echo "mutants: the shrinker's self-check reports mutant 62 as an internal error (exit 2)"
+echo "mutants: the shrinker's self-check reports shrinker-takes-passing-candidate as an internal error (exit 2)"
+# A TAPECHECK_MUTANT that names no mutant stops the program: a run would otherwise check the
+# unmutated code and look like a killed mutant's.
+bogus_status=0
+TAPECHECK_MUTANT=no-such-mutant ./build-mutants/tapecheck run --quiet --cases 1 > build-mutants/bogus.txt 2>&1 || bogus_status=$?
+if [ "$bogus_status" -ne 2 ] || ! grep -q "TAPECHECK_MUTANT=no-such-mutant names no mutant" build-mutants/bogus.txt; then
+  echo "mutants: TAPECHECK_MUTANT=no-such-mutant was not refused (exit $bogus_status):"
+  cat build-mutants/bogus.txt
+  exit 1
+fi
 TAPECHECK_README_MUTANTS_OUTPUT=build-mutants/mutants.txt \
   /usr/bin/python3 scripts/readme_examples.py --check build build-mutants --only failure-matmul,mutants-matrix

@@ -113,7 +113,7 @@ std::string IeeeCarrier<F>::format(F x) {
 
 template <class F>
 void IeeeCarrier<F>::appendFormat(F x, std::string& out) {
-  if (TC_MUTANT(36) && x == 0) {
+  if (TC_MUTANT(writer_unsigned_zero) && x == 0) {
     out += "0";
   } else if (std::isnan(x)) {
     out += "nan";

@@ -89,7 +89,7 @@ Result<Rational> parsePositional(Scanner& s, int base, char marker, unsigned exp
   if (s.take('.')) fraction = s.digits(base);
   if (whole.size() + fraction.size() == 0) return fail("no digits");
   if (auto ok = checkDigitCount(whole.size() + fraction.size()); !ok) return std::unexpected(ok.error());
-  if (TC_MUTANT(37) && base == 10 && whole.size() < 20 && whole.size() + fraction.size() > 20)
+  if (TC_MUTANT(reader_decimal_truncated) && base == 10 && whole.size() < 20 && whole.size() + fraction.size() > 20)
     fraction = fraction.substr(0, 20 - whole.size());
   Integer mantissa = integerOf(std::string(whole) + std::string(fraction), base);
   long exponent = 0;

@@ -58,7 +58,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
     std::size_t target = node.args[term.arg];
     auto existing = std::find_if(result.support.begin(), result.support.end(),
                                  [&](const auto& entry) { return entry.first == target; });
-    if (existing == result.support.end() || TC_MUTANT(18)) result.support.emplace_back(target, std::move(term.value));
+    if (existing == result.support.end() || TC_MUTANT(local_sum_not_formed)) result.support.emplace_back(target, std::move(term.value));
     else kernels::addInto(existing->second, term.value);
   }
   // Ascending positions; an insertion sort keeps equal keys stable and needs no buffer.
@@ -71,7 +71,7 @@ LocalContribution<T> localContribution(const Graph<T>& graph, std::span<const Te
 template <class T>
 std::string describeNode(const Graph<T>& graph, std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
-  return describeNode(TC_MUTANT(43) ? position - graph.inputs.size() : position, ops::nodeLabel(node.op, node.attrs));
+  return describeNode(TC_MUTANT(error_position_without_inputs) ? position - graph.inputs.size() : position, ops::nodeLabel(node.op, node.attrs));
 }
 
 template <class T>

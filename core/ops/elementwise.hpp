@@ -181,7 +181,7 @@ struct Sub : BinaryBase {
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, ct});
-    out.push_back({1, TC_MUTANT(2) ? ct : map(ct, [](const T& g) { return -g; })});
+    out.push_back({1, TC_MUTANT(sub_term_wrong_sign) ? ct : map(ct, [](const T& g) { return -g; })});
   }
 };
 
@@ -194,7 +194,7 @@ struct Mul : BinaryBase, ProductDegree {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     auto times = [](const T& g, const T& v) { return g * v; };
-    out.push_back({0, zip(ct, c.arg(TC_MUTANT(1) ? 0 : 1), times)});
+    out.push_back({0, zip(ct, c.arg(TC_MUTANT(mul_term_wrong_operand) ? 0 : 1), times)});
     out.push_back({1, zip(ct, c.arg(0), times)});
   }
 };
@@ -210,7 +210,7 @@ struct Div : BinaryBase, ProductDegree {
   static std::size_t termRoundingsAt(const OpCall<T>&, std::size_t arg) { return arg == 0 ? 1 : 3; }
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
-    if ((Carrier<T>::caps.exact || TC_MUTANT(41)) && anyZero(c.arg(1))) return "divisor contains 0";
+    if ((Carrier<T>::caps.exact || TC_MUTANT(div_guard_forgets_carrier)) && anyZero(c.arg(1))) return "divisor contains 0";
     return std::nullopt;
   }
   template <class T>
@@ -219,7 +219,7 @@ struct Div : BinaryBase, ProductDegree {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, c.arg(1), [](const T& g, const T& b) { return g / b; })});
     out.push_back({1, zip3(ct, c.arg(0), c.arg(1), [](const T& g, const T& a, const T& b) {
-                     return TC_MUTANT(3) ? (g * a) / (b * b) : -((g * a) / (b * b));
+                     return TC_MUTANT(div_term_missing_minus) ? (g * a) / (b * b) : -((g * a) / (b * b));
                    })});
   }
 };
@@ -260,7 +260,7 @@ struct Select : BinaryBase {
         if (nanPropagates && !(a == b)) return g;  // unordered: neither side loses
         if (tie == 1) return first ? g : zero<T>();
         if (tie == 2) return g;
-        return TC_MUTANT(8) ? g : g / two;
+        return TC_MUTANT(max_min_tie_split) ? g : g / two;
       });
     };
     out.push_back({0, share(true)});
@@ -293,7 +293,7 @@ struct Neg : PointwiseUnary<Neg> {
   static constexpr double accuracyUlps = 0;  // a sign change: exact
   static constexpr Requirement needs = Requirement::ring;
   template <class T>
-  static T apply(const T& x) { return TC_MUTANT(14) ? x : -x; }
+  static T apply(const T& x) { return TC_MUTANT(neg_forward_identity) ? x : -x; }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, map(ct, [](const T& g) { return -g; })});
@@ -379,7 +379,7 @@ struct Relu : UnaryBase {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    const bool passAtZero = (c.conventions.kinkOf(OpKind::relu) == 1) != TC_MUTANT(38);
+    const bool passAtZero = (c.conventions.kinkOf(OpKind::relu) == 1) != TC_MUTANT(relu_kink_passes);
     const bool nanPropagates = c.conventions.nanPropagates;
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
                      bool passes = x > zero<T>() || (passAtZero && x == zero<T>()) || (nanPropagates && isNan(x));
@@ -457,7 +457,7 @@ struct Clamp : UnaryBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T& lo = *c.attrs.lo;
     const T& hi = *c.attrs.hi;
-    const bool blockAtBounds = (c.conventions.kinkOf(OpKind::clamp) == 1) != TC_MUTANT(39);
+    const bool blockAtBounds = (c.conventions.kinkOf(OpKind::clamp) == 1) != TC_MUTANT(clamp_bound_blocks);
     out.push_back({0, zip(c.arg(0), ct, [&](const T& x, const T& g) {
                      bool inside = blockAtBounds ? lo < x && x < hi : lo <= x && x <= hi;
                      return inside ? g : zero<T>();
@@ -482,7 +482,7 @@ struct Exp : PointwiseUnary<Exp> {
   static T apply(const T& x) { return Carrier<T>::exp(x); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, TC_MUTANT(45) ? c.arg(0) : y, [](const T& g, const T& e) { return g * e; })});
+    out.push_back({0, zip(ct, TC_MUTANT(exp_term_uses_input) ? c.arg(0) : y, [](const T& g, const T& e) { return g * e; })});
   }
 };
 
@@ -494,14 +494,14 @@ struct Log : PointwiseUnary<Log> {
   template <class T>
   static DomainError validate(const OpCall<T>& c) {
     for (const T& x : c.arg(0).values)
-      if (TC_MUTANT(40) ? x <= zero<T>() : !certainlyPositive(x)) return "input contains values <= 0 or NaN";
+      if (TC_MUTANT(log_domain_lets_nan_through) ? x <= zero<T>() : !certainlyPositive(x)) return "input contains values <= 0 or NaN";
     return std::nullopt;
   }
   template <class T>
   static T apply(const T& x) { return Carrier<T>::log(x); }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return TC_MUTANT(46) ? g * x : g / x; })});
+    out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) { return TC_MUTANT(log_term_multiplies) ? g * x : g / x; })});
   }
 };
 
@@ -523,7 +523,7 @@ struct Sqrt : PointwiseUnary<Sqrt> {
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);
-    out.push_back({0, zip(ct, y, [&](const T& g, const T& r) { return TC_MUTANT(47) ? g / r : g / (two * r); })});
+    out.push_back({0, zip(ct, y, [&](const T& g, const T& r) { return TC_MUTANT(sqrt_term_missing_half) ? g / r : g / (two * r); })});
   }
 };
 
@@ -550,7 +550,7 @@ struct Tanh : PointwiseUnary<Tanh> {
   }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - (TC_MUTANT(48) ? t : t * t)); })});
+    out.push_back({0, zip(ct, y, [](const T& g, const T& t) { return g * (one<T>() - (TC_MUTANT(tanh_term_unsquared) ? t : t * t)); })});
   }
 };
 
@@ -566,7 +566,7 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) {
-    if (x < zero<T>() && !TC_MUTANT(55)) {  // exp(−x) would overflow for large negative x
+    if (x < zero<T>() && !TC_MUTANT(sigmoid_naive)) {  // exp(−x) would overflow for large negative x
       const T e = Carrier<T>::exp(x);
       return e / (one<T>() + e);
     }
@@ -574,7 +574,7 @@ struct Sigmoid : PointwiseUnary<Sigmoid> {
   }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(49) ? s : s * (one<T>() - s)); })});
+    out.push_back({0, zip(ct, y, [](const T& g, const T& s) { return g * (TC_MUTANT(sigmoid_term_missing_complement) ? s : s * (one<T>() - s)); })});
   }
   //! ct·y·(1 − y): three roundings, relative to |ct|·|y|·(1 + |y|) (1 − y cancels near y = 1).
   //! Through exp, ct·e/(1 + e)² with e = exp(−|x|), nine relative to the term: the enclosure of
@@ -609,14 +609,14 @@ struct Softplus : PointwiseUnary<Softplus> {
   // log(1 + exp(x)), written so that large x does not overflow.
   template <class T>
   static T apply(const T& x) {
-    if (TC_MUTANT(56)) return Carrier<T>::log(one<T>() + Carrier<T>::exp(x));
+    if (TC_MUTANT(softplus_naive)) return Carrier<T>::log(one<T>() + Carrier<T>::exp(x));
     return x > zero<T>() ? x + Carrier<T>::log1p(Carrier<T>::exp(-x)) : Carrier<T>::log1p(Carrier<T>::exp(x));
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
-                     if (TC_MUTANT(61)) return g * (Carrier<T>::exp(x) / (one<T>() + Carrier<T>::exp(x)));
-                     return g * Sigmoid::apply(TC_MUTANT(50) ? -x : x);
+                     if (TC_MUTANT(softplus_term_naive)) return g * (Carrier<T>::exp(x) / (one<T>() + Carrier<T>::exp(x)));
+                     return g * Sigmoid::apply(TC_MUTANT(softplus_term_reflected) ? -x : x);
                    })});
   }
 };
@@ -631,7 +631,7 @@ struct Sin : PointwiseUnary<Sin> {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
-                     return g * (TC_MUTANT(51) ? Carrier<T>::sin(x) : Carrier<T>::cos(x));
+                     return g * (TC_MUTANT(sin_term_uses_sin) ? Carrier<T>::sin(x) : Carrier<T>::cos(x));
                    })});
   }
 };
@@ -646,7 +646,7 @@ struct Cos : PointwiseUnary<Cos> {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     out.push_back({0, zip(ct, c.arg(0), [](const T& g, const T& x) {
-                     return TC_MUTANT(52) ? g * Carrier<T>::sin(x) : -(g * Carrier<T>::sin(x));
+                     return TC_MUTANT(cos_term_wrong_sign) ? g * Carrier<T>::sin(x) : -(g * Carrier<T>::sin(x));
                    })});
   }
 };

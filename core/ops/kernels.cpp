@@ -207,7 +207,6 @@ template <class T>
     case Mode::add: return outerProductRows<Mode::add>(slot.values, left, m, right, k);
     case Mode::settleThenAdd: return outerProductRows<Mode::settleThenAdd>(slot.values, left, m, right, k);
     case Mode::fromZero: return outerProductRows<Mode::fromZero>(slot.values, left, m, right, k);
-    case Mode::overwrite: assert(false && "addOuterProduct writes an overwrite itself"); return;
   }
 }
 

@@ -78,24 +78,22 @@ void outerProduct(const T* left, std::size_t m, const T* right, std::size_t k, T
 
 //! A gradient slot a term is added into in place (the dense pass's `slot = slot + term`), and how:
 //! `add`; `settleThenAdd`, the dense order's pending +0 added to each element first (it turns a −0
-//! into +0); `fromZero`, a slot that holds only +0, written as 0 + term without reading it; and
-//! `overwrite`, the slot replaced by the term (a planted fault of the dense pass).
+//! into +0); and `fromZero`, a slot that holds only +0, written as 0 + term without reading it.
 template <class T>
 struct SlotTarget {
-  enum class Mode { add, settleThenAdd, fromZero, overwrite };
+  enum class Mode { add, settleThenAdd, fromZero };
   T* values;
   Mode mode;
 };
 
 //! s = s + term in a slot's mode, on one value (or, in kernels.cpp, one vector of values), in
-//! place; `z` is the carrier's zero. fromZero and overwrite (the planted fault) do not read s.
+//! place; `z` is the carrier's zero. fromZero does not read s.
 template <auto mode, class V, class T>
 [[gnu::always_inline]] inline void slotStep(V& s, const V& term, const T& z) {
   using Mode = decltype(mode);
   if constexpr (mode == Mode::add) s = s + term;
   else if constexpr (mode == Mode::settleThenAdd) s = (s + z) + term;
-  else if constexpr (mode == Mode::fromZero) s = z + term;
-  else s = term;
+  else s = z + term;  // fromZero
 }
 
 template <auto mode, class T, class Term>
@@ -112,7 +110,6 @@ void addIntoSlot(const SlotTarget<T>& slot, std::size_t n, Term term) {
     case Mode::add: return addIntoSlotAs<Mode::add>(slot.values, n, term);
     case Mode::settleThenAdd: return addIntoSlotAs<Mode::settleThenAdd>(slot.values, n, term);
     case Mode::fromZero: return addIntoSlotAs<Mode::fromZero>(slot.values, n, term);
-    case Mode::overwrite: return addIntoSlotAs<Mode::overwrite>(slot.values, n, term);
   }
 }
 
@@ -126,9 +123,7 @@ void addOuterProductIeee(const SlotTarget<float>& slot, const float* left, std::
 //! values go to addOuterProductIeee, which runs the same operations in vector lanes.
 template <class T>
 void addOuterProduct(const SlotTarget<T>& slot, const T* left, std::size_t m, const T* right, std::size_t k) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (slot.mode != SlotTarget<T>::Mode::overwrite) return addOuterProductIeee(slot, left, m, right, k);
-  }
+  if constexpr (std::is_floating_point_v<T>) return addOuterProductIeee(slot, left, m, right, k);
   for (std::size_t i = 0; i < m; ++i)
     addIntoSlot(SlotTarget<T>{slot.values + i * k, slot.mode}, k, [&](std::size_t l) { return left[i] * right[l]; });
 }

@@ -117,7 +117,7 @@ struct Mean : UnaryBase, ScaledDegree {
   }
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, TC_MUTANT(10) ? ct[0] : ct[0] / count(c.arg(0)))});
+    out.push_back({0, Tensor<T>::filled(c.arg(0).shape, TC_MUTANT(mean_term_not_divided) ? ct[0] : ct[0] / count(c.arg(0)))});
   }
 };
 
@@ -242,7 +242,7 @@ struct Matmul : OpBase, ProductDegree {
       kernels::foldProducts<kernels::RowSide::right>(ct.values.data(), n, 1, bt.data(), m, n, k, ga.values.data());
     }
     Tensor<T> gb = zeros<T>(b.shape);  // aᵀ · ct: gb[l, j] = Σ_i a[i, l]·ct[i, j], aᵀ read in place
-    const bool transposed = TC_MUTANT(4) && m == k;  // the fault reads a[l, i] for a[i, l]
+    const bool transposed = TC_MUTANT(matmul_missing_transpose) && m == k;  // the fault reads a[l, i] for a[i, l]
     kernels::foldProducts<kernels::RowSide::right>(a.values.data(), transposed ? k : 1, transposed ? 1 : k,
                                                    ct.values.data(), k, m, n, gb.values.data());
     out.push_back({0, std::move(ga)});
@@ -274,7 +274,7 @@ struct Transpose : UnaryBase {
   static Tensor<T> forward(const OpCall<T>& c) { return transposed(c.arg(0)); }
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
-    out.push_back({0, TC_MUTANT(11) && ct.shape[0] == ct.shape[1] ? ct : transposed(ct)});
+    out.push_back({0, TC_MUTANT(transpose_term_not_transposed) && ct.shape[0] == ct.shape[1] ? ct : transposed(ct)});
   }
 };
 
@@ -355,7 +355,7 @@ struct Linear : OpBase {
     Tensor<T> gx = zeros<T>(c.arg(1).shape);
     kernels::foldProducts<kernels::RowSide::left>(ct.values.data(), m, 1, w.values.data(), 1, m, k, gx.values.data());
     out.push_back({1, std::move(gx)});
-    if (!TC_MUTANT(5)) out.push_back({2, ct});
+    if (!TC_MUTANT(linear_bias_term_dropped)) out.push_back({2, ct});
   }
 };
 
@@ -388,7 +388,7 @@ struct MseLoss : BinaryBase, ProductDegree {
   }
   template <class T>
   static Tensor<T> forward(const OpCall<T>& c) {
-    if (TC_MUTANT(59)) return expandedForm(c);
+    if (TC_MUTANT(mse_expanded)) return expandedForm(c);
     T acc = zero<T>();
     for (std::size_t i = 0; i < c.arg(0).size(); ++i) {
       T d = c.arg(0)[i] - c.arg(1)[i];
@@ -411,7 +411,7 @@ struct MseLoss : BinaryBase, ProductDegree {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);
     const T n = Mean::count(c.arg(0));
-    const T factor = TC_MUTANT(13) ? one<T>() : two;
+    const T factor = TC_MUTANT(mse_loss_missing_two) ? one<T>() : two;
     Tensor<T> ga = zip(c.arg(0), c.arg(1), [&](const T& a, const T& b) { return ((ct[0] * factor) * (a - b)) / n; });
     Tensor<T> gb = map(ga, [](const T& g) { return -g; });
     out.push_back({0, std::move(ga)});
@@ -452,7 +452,7 @@ struct SoftmaxRows {
   }
   template <class T>
   static std::pair<T, T> maxAndTotal(const Tensor<T>& x, std::size_t start, std::size_t n) {
-    const T m = TC_MUTANT(57) ? zero<T>() : rowMax(x, start, n);  // the fault: no shift, exp overflows
+    const T m = TC_MUTANT(softmax_without_shift) ? zero<T>() : rowMax(x, start, n);  // the fault: no shift, exp overflows
     T total = zero<T>();
     for (std::size_t i = 0; i < n; ++i) total = total + Carrier<T>::exp(x[start + i] - m);
     return {m, total};
@@ -518,7 +518,7 @@ struct SoftmaxLast : UnaryBase {
     SoftmaxRows::forEachRow(y, [&](std::size_t start, std::size_t n) {
       T inner = zero<T>();
       for (std::size_t i = 0; i < n; ++i) inner = inner + ct[start + i] * y[start + i];
-      for (std::size_t i = 0; i < n; ++i) g[start + i] = y[start + i] * (TC_MUTANT(53) ? ct[start + i] : ct[start + i] - inner);
+      for (std::size_t i = 0; i < n; ++i) g[start + i] = y[start + i] * (TC_MUTANT(softmax_term_without_inner) ? ct[start + i] : ct[start + i] - inner);
     });
     out.push_back({0, std::move(g)});
   }
@@ -579,7 +579,7 @@ struct LogSoftmaxLast : UnaryBase {
       auto [m, total] = SoftmaxRows::maxAndTotal(x, start, n);
       T logTotal = Carrier<T>::log(total);
       for (std::size_t i = 0; i < n; ++i)
-        y[start + i] = TC_MUTANT(58) ? Carrier<T>::log(Carrier<T>::exp(x[start + i] - m) / total)  // log(softmax)
+        y[start + i] = TC_MUTANT(log_softmax_of_softmax) ? Carrier<T>::log(Carrier<T>::exp(x[start + i] - m) / total)  // log(softmax)
                                      : (x[start + i] - m) - logTotal;
     });
     return y;
@@ -592,11 +592,11 @@ struct LogSoftmaxLast : UnaryBase {
       T total = zero<T>();
       for (std::size_t i = 0; i < n; ++i) total = total + ct[start + i];
       T naiveTotal = zero<T>();  // the fault's softmax denominator
-      if (TC_MUTANT(60))
+      if (TC_MUTANT(log_softmax_term_naive))
         for (std::size_t i = 0; i < n; ++i) naiveTotal = naiveTotal + Carrier<T>::exp(c.arg(0)[start + i]);
       for (std::size_t i = 0; i < n; ++i) {
-        const T softmax = TC_MUTANT(60) ? Carrier<T>::exp(c.arg(0)[start + i]) / naiveTotal : Carrier<T>::exp(y[start + i]);
-        g[start + i] = ct[start + i] - (TC_MUTANT(54) ? y[start + i] : softmax) * total;
+        const T softmax = TC_MUTANT(log_softmax_term_naive) ? Carrier<T>::exp(c.arg(0)[start + i]) / naiveTotal : Carrier<T>::exp(y[start + i]);
+        g[start + i] = ct[start + i] - (TC_MUTANT(log_softmax_term_uses_log) ? y[start + i] : softmax) * total;
       }
     });
     out.push_back({0, std::move(g)});

@@ -70,7 +70,7 @@ struct Broadcast : UnaryBase {
   template <class T>
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
-    std::size_t copies = TC_MUTANT(6) ? g.size() : ct.size();  // the fault keeps only the first copy
+    std::size_t copies = TC_MUTANT(broadcast_missing_reduction) ? g.size() : ct.size();  // the fault keeps only the first copy
     for (std::size_t i = 0; i < copies; ++i) g[i % g.size()] = g[i % g.size()] + ct[i];
     out.push_back({0, std::move(g)});
   }
@@ -107,7 +107,7 @@ struct Concat0 : OpBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     auto split = ct.values.begin() + static_cast<std::ptrdiff_t>(c.arg(0).size());
     out.push_back({0, Tensor<T>(c.arg(0).shape, std::vector<T>(ct.values.begin(), split))});
-    auto second = TC_MUTANT(12) ? ct.values.begin() : split;  // the fault forgets the offset
+    auto second = TC_MUTANT(concat0_second_term_offset) ? ct.values.begin() : split;  // the fault forgets the offset
     out.push_back({1, Tensor<T>(c.arg(1).shape, std::vector<T>(second, second + static_cast<std::ptrdiff_t>(c.arg(1).size())))});
   }
 };
@@ -143,7 +143,7 @@ struct Slice0 : UnaryBase {
   static void terms(const OpCall<T>& c, const Tensor<T>&, const Tensor<T>& ct, Terms<T>& out) {
     Tensor<T> g = zeros<T>(c.arg(0).shape);
     std::size_t start = c.attrs.start;
-    if (TC_MUTANT(7)) start = start + c.attrs.len < g.shape[0] ? start + 1 : (start > 0 ? start - 1 : start);  // one row off
+    if (TC_MUTANT(slice0_off_by_one)) start = start + c.attrs.len < g.shape[0] ? start + 1 : (start > 0 ? start - 1 : start);  // one row off
     std::size_t offset = start * innerSize(g.shape, 1);
     for (std::size_t i = 0; i < ct.size(); ++i) g[offset + i] = ct[i];
     out.push_back({0, std::move(g)});
@@ -240,7 +240,7 @@ struct Gather0 : UnaryBase {
     const auto& rows = entry->second;
     if (rows.empty()) return fail(fmt::format("index list {} is empty", quote(c.attrs.key)));
     for (std::size_t j = 0; j < rows.size(); ++j)
-      if (TC_MUTANT(42) ? rows[j] > x[0] : rows[j] >= x[0])
+      if (TC_MUTANT(index_bound_off_by_one) ? rows[j] > x[0] : rows[j] >= x[0])
         return fail(fmt::format("index {} of {} is {}, out of range for {} rows", j, quote(c.attrs.key), rows[j], x[0]));
     if (rows.size() > kMaxElements)
       return fail(fmt::format("index list {} has more than {} rows", quote(c.attrs.key), kMaxElements));
@@ -270,7 +270,7 @@ struct Gather0 : UnaryBase {
     std::size_t row = innerSize(g.shape, 1);
     const auto& rows = rowsOf(c);
     for (std::size_t j = 0; j < rows.size(); ++j) {
-      std::size_t r = TC_MUTANT(9) ? rows[rows.size() - 1 - j] : rows[j];  // the fault reads the list backwards
+      std::size_t r = TC_MUTANT(gather0_scatter_order) ? rows[rows.size() - 1 - j] : rows[j];  // the fault reads the list backwards
       for (std::size_t i = 0; i < row; ++i) g[r * row + i] = g[r * row + i] + ct[j * row + i];
     }
     out.push_back({0, std::move(g)});

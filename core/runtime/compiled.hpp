@@ -59,7 +59,7 @@ template <class T>
 Compiled<T>::Compiled(const Graph<T>& graph, const Data<T>& data, std::shared_ptr<const Context<T>> context)
     : saved_(graph, data, context), context_(std::move(context)) {
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p)
-    if (ops::isDense(graph.nodeAt(p).op) || TC_MUTANT(25)) highestOpaque_ = p;  // the fault: every node is opaque
+    if (ops::isDense(graph.nodeAt(p).op) || TC_MUTANT(single_visits_every_node)) highestOpaque_ = p;  // the fault: every node is opaque
   auto offsets = std::make_shared<std::vector<std::size_t>>(context_->size() + 1);
   std::size_t* offset = offsets->data();
   for (std::size_t p = 0, end = 0; p < context_->size(); ++p) offset[p + 1] = end += (*context_)[p].size();
@@ -89,7 +89,7 @@ Result<Pack<T>> Compiled<T>::backwardDenseFrom(const Pack<T>& seed) const {
   gradients.reserve(seed.size());
   for (std::size_t p = 0; p < seed.size(); ++p) {
     // The fault reads position p's gradient from slot p - 1 (when their sizes agree).
-    const bool offByOne = TC_MUTANT(27) && p > 0 && flat.at(p - 1).size() == flat.at(p).size();
+    const bool offByOne = TC_MUTANT(flat_index_off_by_one) && p > 0 && flat.at(p - 1).size() == flat.at(p).size();
     std::span<const T> values = flat.at(offByOne ? p - 1 : p);
     gradients.push_back(Tensor<T>(seed[p].shape, std::vector<T>(values.begin(), values.end())));
   }
@@ -116,7 +116,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   std::vector<std::size_t> writtenAt(positions, 0);
   std::size_t visits = 0;
   // Whether a +0 of the dense order is pending at slot p (a visit since its last write left one).
-  auto pendingAt = [&](std::size_t p) { return !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(23); };
+  auto pendingAt = [&](std::size_t p) { return !zeroIsIdentity && visits > writtenAt[p] && !TC_MUTANT(pending_zero_not_applied); };
   // Slots that hold +0 but are not filled yet (all but the seeded one in a single-output pass).
   std::vector<char> blank(positions, onlySeeded != npos);
   if (onlySeeded != npos) blank[onlySeeded] = false;
@@ -137,8 +137,11 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
   // (kernels::SlotTarget's modes), each value getting the same additions in the same order.
   auto target = [&](std::size_t p) {
     using Mode = typename kernels::SlotTarget<T>::Mode;
-    const Mode mode = TC_MUTANT(15) ? Mode::overwrite  // the fault: the slot takes the term instead of adding it
-                      : blank[p]    ? Mode::fromZero   // (+0 + 0) + l and +0 + l are alike
+    if (TC_MUTANT(dense_pass_overwrite)) {  // the fault: the slot takes the term instead of adding it
+      std::ranges::fill(g.at(p), zero<T>());
+      blank[p] = true;
+    }
+    const Mode mode = blank[p]       ? Mode::fromZero  // (+0 + 0) + l and +0 + l are alike
                       : pendingAt(p) ? Mode::settleThenAdd
                                      : Mode::add;
     blank[p] = false;
@@ -168,7 +171,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     } else {
       for (std::size_t s = 0; s < c.support.size(); ++s) {
         // The fault writes the lowest target's local sum to the next target's slot (of the same size).
-        const bool nextSlot = TC_MUTANT(16) && s == 0 && c.support.size() > 1 &&
+        const bool nextSlot = TC_MUTANT(dense_pass_wrong_slot) && s == 0 && c.support.size() > 1 &&
                               g.at(c.support[1].first).size() == g.at(c.support[0].first).size();
         write(c.support[nextSlot ? 1 : s].first, c.support[s].second);
       }
@@ -177,7 +180,7 @@ FlatPack<T> Compiled<T>::densePass(FlatPack<T> g, std::size_t onlySeeded) const 
     writtenAt[k] = kFinal;
   }
   for (std::size_t p = 0; p < positions; ++p) fill(p);
-  for (std::size_t p = TC_MUTANT(44) ? graph.inputs.size() : 0; p < positions; ++p)
+  for (std::size_t p = TC_MUTANT(final_settle_skips_inputs) ? graph.inputs.size() : 0; p < positions; ++p)
     if (writtenAt[p] != kFinal) settle(p);
   return g;
 }
@@ -212,7 +215,7 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   std::vector<std::pair<std::size_t, Tensor<T>>> slots;
   std::priority_queue<std::size_t> pending;  // nodes above the opaque prefix awaiting their visit
   // Nodes below prefixEnd run densely (the fault: none do, and an opaque node runs only when reached).
-  const std::size_t prefixEnd = highestOpaque_ == npos || TC_MUTANT(26) ? 0 : highestOpaque_ + 1;
+  const std::size_t prefixEnd = highestOpaque_ == npos || TC_MUTANT(single_no_opaque_prefix) ? 0 : highestOpaque_ + 1;
   auto slotFor = [&](std::size_t p) -> Tensor<T>& {
     if (stamp_[p] != generation_) {
       stamp_[p] = generation_;
@@ -228,11 +231,11 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
       for (std::size_t p = 0; p < k; ++p) kernels::addInto(slotFor(p), c.dense[p]);
     } else {
       // The fault: the last of several targets gets nothing (a bound one short).
-      for (std::size_t s = 0; s + (TC_MUTANT(24) && c.support.size() > 1) < c.support.size(); ++s)
+      for (std::size_t s = 0; s + (TC_MUTANT(single_forgets_ancestor) && c.support.size() > 1) < c.support.size(); ++s)
         kernels::addInto(slotFor(c.support[s].first), c.support[s].second);
     }
   };
-  slotFor(output) = TC_MUTANT(34) ? Tensor<T>::filled(seed.shape, one<T>()) : seed;  // the fault ignores the seed
+  slotFor(output) = TC_MUTANT(single_seed_ignored) ? Tensor<T>::filled(seed.shape, one<T>()) : seed;  // the fault ignores the seed
   std::size_t programsRun = 0;
   while (!pending.empty()) {
     std::size_t k = pending.top();
@@ -243,10 +246,10 @@ SingleOutputGradients<T> Compiled<T>::supportPass(std::size_t output, const Tens
   }
   // The dense prefix, highest first; a node that was never written has a zero cotangent.
   for (std::size_t i = prefixEnd; i-- > graph.inputs.size();) {
-    const std::size_t k = TC_MUTANT(17) ? graph.inputs.size() + prefixEnd - 1 - i : i;  // the fault: lowest first
+    const std::size_t k = TC_MUTANT(single_prefix_lowest_first) ? graph.inputs.size() + prefixEnd - 1 - i : i;  // the fault: lowest first
     Tensor<T> ct = stamp_[k] == generation_ ? slots[slot_[k]].second : kernels::zeros<T>(graph.shapeAt(k));
     visit(k, ct);  // ct is a copy: visiting may grow `slots`
-    programsRun += TC_MUTANT(28) ? 2 : 1;  // the fault counts twice
+    programsRun += TC_MUTANT(programs_miscounted) ? 2 : 1;  // the fault counts twice
   }
   return SingleOutputGradients<T>{GradientView<T>(graph, std::move(slots)), programsRun};
 }

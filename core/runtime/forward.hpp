@@ -17,7 +17,7 @@ Tensor<T> forwardUnchecked(const Graph<T>& graph, std::span<const Tensor<T>> con
                            std::size_t position) {
   const Node<T>& node = graph.nodeAt(position);
   auto args = argumentValues(node, context);
-  if (TC_MUTANT(33) && node.op == OpKind::sub) std::swap(args[0], args[1]);  // the fault: sub(b, a)
+  if (TC_MUTANT(unchecked_eval_swaps_sub) && node.op == OpKind::sub) std::swap(args[0], args[1]);  // the fault: sub(b, a)
   return forwardNode(node.op, callOf<T>(graph, node, args, data));
 }
 
@@ -43,7 +43,7 @@ Result<std::shared_ptr<const Context<T>>> evaluateChecked(const Graph<T>& graph,
   const std::shared_ptr<const Context<T>> shared = context;  // what onNode sees
   for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
     Tensor<T>& value = context->emplace_back();  // reserved: the arguments' addresses stay put
-    if (TC_MUTANT(30) && graph.nodeAt(p).op == OpKind::log)  // the fault: log unchecked
+    if (TC_MUTANT(checked_forward_skips_log_check) && graph.nodeAt(p).op == OpKind::log)  // the fault: log unchecked
       value = detail::forwardUnchecked<T>(graph, *context, data, p);
     else if (auto ok = validateAndForwardInto<T>(graph, *context, data, p, value); !ok)
       return std::unexpected(ok.error());

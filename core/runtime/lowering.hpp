@@ -30,7 +30,7 @@ TapeNode<T> denseTapeNode(const Graph<T>& graph, const Data<T>& data, std::share
     if (c.isDense) {
       Contributions<T> all;
       // The fault leaves out the position just below the node (a bound one short).
-      for (std::size_t p = 0; p + TC_MUTANT(32) < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
+      for (std::size_t p = 0; p + TC_MUTANT(tape_opaque_bound_short) < position; ++p) all.emplace_back(p, std::move(c.dense[p]));
       return all;
     }
     Contributions<T> all;
@@ -63,7 +63,7 @@ Result<TapeAndContext<T>> lowerToArrayChecked(const Graph<T>& graph, const Pack<
   tape.nodes.reserve(graph.positionCount());
   for (std::size_t p = 0; p < graph.positionCount(); ++p)
     tape.nodes.push_back(graph.isInput(p) ? leafTapeNode((**context)[p]) : denseTapeNode<T>(graph, data, *context, p));
-  if (TC_MUTANT(21))  // the closures list their contributions highest position first
+  if (TC_MUTANT(array_lowering_contribution_order))  // the closures list their contributions highest position first
     for (TapeNode<T>& node : tape.nodes)
       node.backward = [inner = std::move(node.backward)](const Tensor<T>& upstream) -> Result<Contributions<T>> {
         auto contributions = inner(upstream);
@@ -79,14 +79,14 @@ Result<TapeAndContext<T>> lowerToTapeChecked(const Graph<T>& graph, const Pack<T
   // then each node's tape node right after its value.
   Tape<T> tape;
   tape.nodes.reserve(graph.positionCount());
-  for (std::size_t i = 0; i + TC_MUTANT(20) < inputs.size(); ++i)  // the fault: no leaf for the last input
-    tape.nodes.push_back(leafTapeNode(inputs[TC_MUTANT(22) && i > 0 ? i - 1 : i]));  // the fault: a stale value
+  for (std::size_t i = 0; i + TC_MUTANT(tape_missing_leaf) < inputs.size(); ++i)  // the fault: no leaf for the last input
+    tape.nodes.push_back(leafTapeNode(inputs[TC_MUTANT(tape_stale_value) && i > 0 ? i - 1 : i]));  // the fault: a stale value
   auto appendTapeNode = [&](std::size_t p, const std::shared_ptr<const Context<T>>& context) {
     tape.nodes.push_back(denseTapeNode<T>(graph, data, context, p));
   };
   auto context = evaluateChecked(graph, inputs, data, appendTapeNode);
   if (!context)  // the fault: the message loses its "node k (op): " prefix on this path only
-    return fail(context.error().message.substr(TC_MUTANT(29) ? context.error().message.find(": ") + 2 : 0));
+    return fail(context.error().message.substr(TC_MUTANT(tape_error_message) ? context.error().message.find(": ") + 2 : 0));
   return TapeAndContext<T>{std::move(tape), std::move(*context)};
 }
 

@@ -26,7 +26,7 @@ template <class T>
 Result<SavedAndContext<T>> SavedGraph<T>::lowerChecked(const Graph<T>& graph, const Pack<T>& inputs,
                                                        const Data<T>& data) {
   auto context = evaluateChecked(graph, inputs, data);
-  if (!context) return fail((TC_MUTANT(31) ? "lowerChecked: " : "") + context.error().message);  // the fault: prefixed
+  if (!context) return fail((TC_MUTANT(saved_error_prefixed) ? "lowerChecked: " : "") + context.error().message);  // the fault: prefixed
   return SavedAndContext<T>{SavedGraph(graph, data, *context), *context};
 }
 
@@ -37,7 +37,7 @@ Tape<T> SavedGraph<T>::toTape(std::span<const Tensor<T>> inputs) const {
   for (const Tensor<T>& input : inputs) tape.nodes.push_back(leafTapeNode(input));
   for (std::size_t p = graph_->inputs.size(); p < graph_->positionCount(); ++p) {
     tape.nodes.push_back(denseTapeNode<T>(*graph_, *data_, context_, p));
-    if (TC_MUTANT(35)) {  // a repeated parent recorded once
+    if (TC_MUTANT(saved_tape_parents_deduplicated)) {  // a repeated parent recorded once
       auto& parents = tape.nodes.back().parents;
       parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
     }

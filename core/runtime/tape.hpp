@@ -28,7 +28,7 @@ Result<Pack<T>> Tape<T>::backwardDenseFrom(Pack<T> acc) const {
         return fail(fmt::format("tape node {} ({}): contribution to position {} has shape {}, expected {}", id,
                                 node.name, position, formatShape(g->shape), formatShape(expected)));
       if (!nodes[position].requiresGrad) continue;
-      if (TC_MUTANT(19)) acc[position] = g ? *g : kernels::zeros<T>(expected);  // overwrites instead of accumulating
+      if (TC_MUTANT(tape_overwrite)) acc[position] = g ? *g : kernels::zeros<T>(expected);  // overwrites instead of accumulating
       else if (g) kernels::addInto(acc[position], *g);
       else kernels::addZeroInto(acc[position]);
     }
