@@ -57,6 +57,18 @@ bool meetsOptions(const Case<T>& c, const CaseOptions& options);
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options = {});
 
+//! A generated document with the case it loads as: what a run checks, loaded once from the
+//! document in memory (the file format's own round trip is the file_round_trip property's).
+template <class T>
+struct GeneratedCase {
+  nlohmann::json doc;
+  Result<Case<T>> loaded;
+};
+
+//! randomCase's document (the same for the same arguments) and its case.
+template <class T>
+GeneratedCase<T> generateCase(std::uint64_t seed, int size, const CaseOptions& options = {});
+
 //! The same graph, data and output with fresh input values and seeds, drawn as for a generated
 //! case in `domain` (in the exact domain: small dyadic values; the graph's ops are what they are,
 //! so the draw is not checked for exactness). On an IEEE carrier kFiniteDrawPercent of the draws

@@ -15,12 +15,18 @@ bool demandsMore(const CaseOptions& options) {
   return exactDomainOn<T>(options) || options.avoidKinks;
 }
 
-// Whether a generated document meets the options' demands beyond what the writer guarantees.
+// A generated document and, where the options' demands beyond what the writer guarantees made
+// it load the case to check them, that case. A rejected draw is drawn again from a derived seed,
+// at a smaller size every few attempts: a case without nodes is always acceptable, so this ends.
 template <class T>
-bool acceptable(const nlohmann::json& doc, const CaseOptions& options) {
-  if (!demandsMore<T>(options)) return true;
-  auto loaded = parseCase<T>(doc.dump());
-  return loaded && meetsOptions(*loaded, options);
+std::pair<nlohmann::json, std::optional<Result<Case<T>>>> draw(std::uint64_t seed, int size, const CaseOptions& options) {
+  for (std::uint64_t attempt = 0;; ++attempt) {
+    int shrunk = size >> (attempt / 8);
+    nlohmann::json doc = CaseWriter<T>(attempt == 0 ? seed : Choices(seed ^ attempt).next(), shrunk, options).build();
+    if (!demandsMore<T>(options)) return {std::move(doc), std::nullopt};
+    Result<Case<T>> loaded = caseFromJson<T>(doc);
+    if (shrunk == 0 || (loaded && meetsOptions(*loaded, options))) return {std::move(doc), std::move(loaded)};
+  }
 }
 
 }  // namespace detail
@@ -41,13 +47,14 @@ bool meetsOptions(const Case<T>& c, const CaseOptions& options) {
 
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options) {
-  // A rejected draw is drawn again from a derived seed, at a smaller size every few attempts:
-  // a case without nodes is always acceptable, so this ends.
-  for (std::uint64_t attempt = 0;; ++attempt) {
-    int shrunk = size >> (attempt / 8);
-    nlohmann::json doc = detail::CaseWriter<T>(attempt == 0 ? seed : detail::Choices(seed ^ attempt).next(), shrunk, options).build();
-    if (shrunk == 0 || detail::acceptable<T>(doc, options)) return doc;
-  }
+  return detail::draw<T>(seed, size, options).first;
+}
+
+template <class T>
+GeneratedCase<T> generateCase(std::uint64_t seed, int size, const CaseOptions& options) {
+  auto [doc, loaded] = detail::draw<T>(seed, size, options);
+  if (!loaded) loaded = caseFromJson<T>(doc);
+  return {std::move(doc), std::move(*loaded)};
 }
 
 template <class T>

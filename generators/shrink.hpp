@@ -394,7 +394,7 @@ std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const G
 
 template <class T>
 std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc) {
-  auto loaded = parseCase<T>(doc.dump());
+  auto loaded = caseFromJson<T>(doc);
   if (!loaded) return std::nullopt;
   return LoadedDoc<T>{std::move(doc), std::make_shared<const Case<T>>(std::move(*loaded))};
 }

@@ -49,7 +49,9 @@ Result<void> onlyKeys(const json& object, const std::vector<std::string_view>& a
 template <class Where>
 Result<std::size_t> readCount(const json& j, const Where& where) {
   if (j.is_number_unsigned()) return j.get<std::size_t>();
-  if (j.is_number_integer() && j.get<std::int64_t>() == 0) return 0;  // written -0: JSON reads it as signed
+  // Text gives a signed integer only for "-0"; a document built in memory (a generated case, read
+  // without writing it out) may hold any count as signed.
+  if (j.is_number_integer() && j.get<std::int64_t>() >= 0) return static_cast<std::size_t>(j.get<std::int64_t>());
   if (j.is_number_integer()) return fail(fmt::format("{}: {} is negative", located(where), j.dump()));
   if (j.is_number_float()) return fail(fmt::format("{}: {} is not an integer in range", located(where), j.dump()));
   return fail(fmt::format("{}: expected a non-negative integer, got {}", located(where), j.type_name()));

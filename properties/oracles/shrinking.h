@@ -78,7 +78,7 @@ std::string deletionProblem(const nlohmann::json& doc, const Case<T>& c, std::si
     if (!used || reroutable) return deleting + ": the shrinker declines it, though every user can be rerouted";
     return {};
   }
-  auto loaded = parseCase<T>(deleted->dump());
+  auto loaded = caseFromJson<T>(*deleted);
   if (!loaded) return fmt::format("{}: the case does not load: {}", deleting, loaded.error().message);
   const Graph<T>& after = loaded->graph;
   if (after.inputs.size() != graph.inputs.size() || after.nodes.size() + 1 != graph.nodes.size())

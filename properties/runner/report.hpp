@@ -28,7 +28,7 @@ inline ListingNotes verdictNotes(const Verdict& verdict) {
 
 template <class T>
 std::string formatCaseListing(const nlohmann::json& doc, const Verdict& verdict, std::size_t limit) {
-  auto loaded = parseCase<T>(doc.dump());
+  auto loaded = caseFromJson<T>(doc);
   if (!loaded) return "the case does not load: " + loaded.error().message + "\n";
   return formatCaseListing(*loaded, verdict, limit);
 }
@@ -47,7 +47,7 @@ std::string formatCaseListing(const Case<T>& loaded, const Verdict& verdict, std
 
 template <class T>
 std::string formatCaseDot(const nlohmann::json& doc, const std::set<std::size_t>& highlighted, std::string meaning) {
-  auto loaded = parseCase<T>(doc.dump());
+  auto loaded = caseFromJson<T>(doc);
   if (!loaded) return {};
   return formatCaseDot(*loaded, highlighted, std::move(meaning));
 }

@@ -87,13 +87,14 @@ gen::CaseOptions caseOptionsFor(const EngineProfile& profile, gen::Domain domain
   return {profile.opsOn(Carrier<T>::name), domain, !profile.kinkConventionsDeclared};
 }
 
-//! Case `index` of a run: its document, or a case already loaded (then `doc` may be null: it is
-//! written from the case only if the case fails, to shrink and save it). `check` draws values
-//! for a large graph straight into tensors, without writing and reading a document per draw.
+//! Case `index` of a run: its document, and the case it loads as when the source has it already
+//! (then `doc` may be null: it is written from the case only if the case fails, to shrink and
+//! save it). Generated cases come loaded from the document in memory; `check` draws values for a
+//! large graph straight into tensors, without writing and reading a document per draw.
 template <class T>
 struct SourcedCase {
   nlohmann::json doc;
-  std::optional<Case<T>> loaded;
+  std::optional<Result<Case<T>>> loaded;  //!< nullopt: load `doc`
 };
 
 //! Where a run's cases come from.

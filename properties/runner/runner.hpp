@@ -181,7 +181,7 @@ std::string blamedOp(const Case<T>& c, const Verdict& verdict) {
 
 template <class T>
 Verdict checkDocument(const NamedProperty<T>& property, const Subject<T>& subject, const nlohmann::json& doc) {
-  return detail::checkLoaded(property, subject, parseCase<T>(doc.dump()));
+  return detail::checkLoaded(property, subject, caseFromJson<T>(doc));
 }
 
 template <class T>
@@ -204,7 +204,7 @@ PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& su
       SourcedCase<T> sourced = source(i);
       docs.push_back(std::move(sourced.doc));
       if (sourced.loaded) loadedCases.push_back(std::move(*sourced.loaded));
-      else loadedCases.push_back(parseCase<T>(docs.back().dump()));
+      else loadedCases.push_back(caseFromJson<T>(docs.back()));
       // The conventions checkCase would put on a copy, put on the case once: the plan and the run
       // then pass the engine the same objects.
       if (planned && loadedCases.back()) loadedCases.back()->graph.conventions = subject.profile->conventions;
@@ -225,7 +225,9 @@ PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subj
   const gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
   return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
-    return SourcedCase<T>{gen::randomCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options), {}};
+    gen::GeneratedCase<T> generated =
+        gen::generateCase<T>(caseSeed(settings.seed, property.name, Carrier<T>::name, i), size, options);
+    return SourcedCase<T>{std::move(generated.doc), std::move(generated.loaded)};
   }, coverage, settings.survey, options);
 }
 

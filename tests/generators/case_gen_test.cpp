@@ -9,7 +9,6 @@
 #include <set>
 
 #include "core/graph/node_program.h"
-#include "core/ops/library.hpp"
 #include "core/io/case_file.h"
 #include "generators/case_gen.h"
 #include "generators/coverage.h"
@@ -37,6 +36,23 @@ TYPED_TEST(CaseGen, EveryGeneratedCaseLoadsAndEveryAllowedOpAppears) {
     auto supported = ops::opsSupportedBy<T>();
     bool allowed = kind == OpKind::opaque || std::find(supported.begin(), supported.end(), kind) != supported.end();
     EXPECT_EQ(seen.contains(std::string(opName(kind))), allowed) << opName(kind);
+  }
+}
+
+// A run checks generated cases loaded from the document in memory, not from its text: the case
+// must be the one the saved file would load, in the default and the exact domain.
+TYPED_TEST(CaseGen, AGeneratedCaseIsTheCaseItsDocumentLoadsAs) {
+  using T = TypeParam;
+  for (gen::Domain domain : {gen::Domain::general, gen::Domain::exact}) {
+    for (std::uint64_t seed = 0; seed < 300; ++seed) {
+      const gen::CaseOptions options{std::nullopt, domain};
+      gen::GeneratedCase<T> generated = gen::generateCase<T>(seed, static_cast<int>(seed % 101), options);
+      ASSERT_EQ(generated.doc, gen::randomCase<T>(seed, static_cast<int>(seed % 101), options));
+      auto fromText = parseCase<T>(generated.doc.dump());
+      ASSERT_TRUE(fromText) << fromText.error().message;
+      ASSERT_TRUE(generated.loaded) << generated.loaded.error().message;
+      EXPECT_EQ(writeCase(*generated.loaded), writeCase(*fromText)) << generated.doc.dump();
+    }
   }
 }
 

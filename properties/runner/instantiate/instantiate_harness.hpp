@@ -25,6 +25,7 @@
                                                     const props::RunSettings&, gen::CoverageTally*);            \
   template std::string props::blamedOp<T>(const Case<T>&, const props::Verdict&);                               \
   template nlohmann::json gen::randomCase<T>(std::uint64_t, int, const gen::CaseOptions&);                      \
+  template gen::GeneratedCase<T> gen::generateCase<T>(std::uint64_t, int, const gen::CaseOptions&);             \
   template bool gen::meetsOptions<T>(const Case<T>&, const gen::CaseOptions&);                                  \
   template std::optional<gen::LoadedDoc<T>> gen::loadDoc<T>(nlohmann::json);                                   \
   template std::vector<gen::LoadedDoc<T>> gen::shrinksOf<T>(const gen::LoadedDoc<T>&);                          \
