@@ -95,6 +95,12 @@ struct Registered {
   std::string executable;
 };
 
+// Fails the running test at the macro's line, in the user's file (a message at a line of this file
+// would point into the installed library).
+void failAt(const std::source_location& where, const std::string& message) {
+  ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line())) << message;
+}
+
 // What a failing row's test says: `run`'s report (the verdict, the listing, the saved file), then
 // the commands that replay the saved file and repeat the test.
 std::string failureMessage(const cli::RowOutcome& outcome, const cli::RunOptions& options, std::uint64_t seed,
@@ -114,9 +120,9 @@ std::string failureMessage(const cli::RowOutcome& outcome, const cli::RunOptions
 // The body of ENGINE/PROPERTY.CARRIER: the row of `run --engine ENGINE --property PROPERTY
 // --carrier CARRIER` with the environment's options.
 void runRowTest(const Registered& registered, const std::string& engine, const cli::PlannedRow& planned,
-                const std::string& testName) {
+                const std::string& testName, const std::source_location& where) {
   auto options = optionsFromEnvironment();
-  if (!options) FAIL() << "tapecheck: " << options.error().message;
+  if (!options) return failAt(where, "tapecheck: " + options.error().message);
   options->engine = engine, options->property = planned.property, options->carrier = planned.carrier;
   const std::uint64_t seed = options->seed.value_or(cli::clockSeed());
   ::testing::Test::RecordProperty("tapecheck_seed", std::to_string(seed));
@@ -125,7 +131,7 @@ void runRowTest(const Registered& registered, const std::string& engine, const c
              planned.carrier, engine, options->cases, seed, seed);
   std::fflush(stdout);
   auto session = cli::RunSession::open(*options, registered.program);
-  if (!session) FAIL() << "tapecheck: " << session.error().message;
+  if (!session) return failAt(where, "tapecheck: " + session.error().message);
   gen::CoverageTally coverage;
   cli::RowOutcome outcome = (*session)->runRow(0, seed, coverage);
   outcome.row.domainShown = (*session)->judging().verdict;
@@ -133,24 +139,26 @@ void runRowTest(const Registered& registered, const std::string& engine, const c
   fmt::print("{}", cli::formatTable({outcome.row}));
   std::fflush(stdout);
   if (std::string fault = outcome.row.shrinkerFault(); !fault.empty())
-    ADD_FAILURE() << "tapecheck: internal error: shrinking went wrong: " << fault;
+    failAt(where, "tapecheck: internal error: shrinking went wrong: " + fault);
   if (outcome.row.run.passed()) return;
   if (!outcome.row.run.failure)
-    FAIL() << fmt::format("{} on {}: {}", planned.property, outcome.row.carrierLabel(), outcome.row.run.whyNotPassed());
-  FAIL() << failureMessage(outcome, *options, seed, registered, testName);
+    return failAt(where,
+                  fmt::format("{} on {}: {}", planned.property, outcome.row.carrierLabel(), outcome.row.run.whyNotPassed()));
+  failAt(where, failureMessage(outcome, *options, seed, registered, testName));
 }
 
 // The body of tapecheck.replay: `PROGRAM replay FILE` on the program's engines.
-void replayTest(const Registered& registered, const std::string& file) {
+void replayTest(const Registered& registered, const std::string& file, const std::source_location& where) {
   cli::ReplayOptions options;
   options.file = file;
   auto isolate = isolateVariable();
-  if (!isolate) FAIL() << "tapecheck: " << isolate.error().message;
+  if (!isolate) return failAt(where, "tapecheck: " + isolate.error().message);
   options.isolate = *isolate;
   const int status = cli::replayCase(options, registered.program);
   std::fflush(stdout);
-  if (status == 1) FAIL() << "tapecheck: the saved counterexample " << file << " still fails (the listing is above)";
-  if (status != 0) FAIL() << "tapecheck: could not replay " << file << " (the error is above)";
+  if (status == 1)
+    return failAt(where, "tapecheck: the saved counterexample " + file + " still fails (the listing is above)");
+  if (status != 0) failAt(where, "tapecheck: could not replay " + file + " (the error is above)");
 }
 
 //! A test whose body is a function, so that every test of the integration shares one fixture type
@@ -187,13 +195,13 @@ std::size_t registerRows(const Registered& registered, const std::string& engine
   auto session = cli::RunSession::open(planning, registered.program);
   if (!session) {  // a test that fails, rather than an engine that silently has none
     const std::string why = session.error().message;
-    registerTest(testNamePart(engine), "tapecheck_plan", where, [why] { FAIL() << "tapecheck: " << why; });
+    registerTest(testNamePart(engine), "tapecheck_plan", where, [why, where] { failAt(where, "tapecheck: " + why); });
     return 1;
   }
   for (const cli::PlannedRow& row : (*session)->rows()) {
     const std::string suite = testNamePart(engine) + "/" + row.property, name = testNamePart(row.carrier);
-    registerTest(suite, name, where, [&registered, engine, row, testName = suite + "." + name] {
-      runRowTest(registered, engine, row, testName);
+    registerTest(suite, name, where, [&registered, engine, row, testName = suite + "." + name, where] {
+      runRowTest(registered, engine, row, testName, where);
     });
   }
   return (*session)->rows().size();
@@ -209,7 +217,8 @@ std::size_t registerEngineTests(std::vector<cli::NamedEngine> engines, std::sour
   const auto* registered = new Registered{
       cli::Program{std::filesystem::path(exe).filename().string(), cli::EngineCatalog(std::move(engines))}, exe};
   if (auto file = variable("TAPECHECK_REPLAY")) {
-    registerTest("tapecheck", "replay", where, [registered, file = *file] { replayTest(*registered, file); });
+    registerTest("tapecheck", "replay", where,
+                 [registered, file = *file, where] { replayTest(*registered, file, where); });
     return 1;
   }
   std::size_t tests = 0;

@@ -87,6 +87,7 @@ expect_text "$out/bug.txt" "^saved: $saved\$"
 expect_text "$out/bug.txt" "^replay: TAPECHECK_REPLAY=$saved $tests\$"
 expect_text "$out/bug.txt" "^rerun:  TAPECHECK_SEED=1 TAPECHECK_CASES=50 TAPECHECK_MAX_SIZE=100 $tests --gtest_filter=$bug\$"
 expect_text "$out/bug.txt" "\[  FAILED  \] $bug"
+expect_text "$out/bug.txt" "/minigrad_test\.cpp:[0-9]+: Failure$"  # at the macro's line, not in tapecheck's library
 
 # The replay command, run as printed, replays the saved case on the engine that failed: it fails.
 replay=$(sed -n 's/^replay: //p' "$out/bug.txt")
