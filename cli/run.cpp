@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -79,12 +80,6 @@ class Progress {
   bool enabled_;
 };
 
-//! One row of a run: a property on a carrier, its cases drawn from `domain`.
-struct PlannedRow {
-  std::string carrier, property;
-  gen::Domain domain;
-};
-
 //! The rows of a run, in order: (carrier, property, domain) for every property that applies, on the
 //! carriers the profile supports; for an engine in another process, only the engine-scoped ones
 //! (the others check tapecheck's own runtime). In the engine verdict each property is judged in the
@@ -113,24 +108,26 @@ std::vector<PlannedRow> plannedRows(const RunOptions& options, const Judging& ju
 }
 
 template <class T>
-void runRow(const PlannedRow& planned, const RunOptions& options, const Program& program, const EngineSource& source,
-            const Judging& judging, RunReport& report, CarrierCoverage& coverage) {
+RowOutcome runRowOn(const PlannedRow& planned, const RunOptions& options, const EngineSource& source,
+                    const Judging& judging, std::uint64_t seed, gen::CoverageTally& coverage) {
   const std::string& property = planned.property;
   const Engine<T>& engine = source.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
-  props::RunSettings settings{options.cases, report.seed, options.maxSize, options.survey, planned.domain};
-  RunRow row{property, std::string(Carrier<T>::name),
-             props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage.tally), {}, {}, {}, {}};
+  props::RunSettings settings{options.cases, seed, options.maxSize, options.survey, planned.domain};
+  RowOutcome outcome{RunRow{property, std::string(Carrier<T>::name),
+                            props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage), {}, {},
+                            {}, {}},
+                     {}, {}};
+  RunRow& row = outcome.row;
   row.domain = std::string(gen::domainName(planned.domain));
   const JudgedBy judged{judging, row.domain, options.profileFile};
-  if (options.survey)
-    saveSurveyKinds<T>(row, source, report.seed, options.saveDir, judged);
-  else if (row.run.failure)
-    reportFailure<T>(row, program, source, report.seed, options.saveDir, judged,
-                     fmt::format("{} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}",
-                                 program.name, property, Carrier<T>::name, source.flags(), judged.flags(), report.seed,
-                                 options.cases, options.maxSize));
-  report.rows.push_back(std::move(row));
+  if (options.survey) {
+    saveSurveyKinds<T>(row, source, seed, options.saveDir, judged);
+  } else if (row.run.failure) {
+    outcome.failureReport = saveFailure<T>(row, source, seed, options.saveDir, judged);
+    outcome.replayFlags = replayFlags(source, judged);
+  }
+  return outcome;
 }
 
 // The files the run will write, checked before it starts.
@@ -184,35 +181,60 @@ constexpr std::string_view kVerdictHeading =
 
 }  // namespace
 
-int runProperties(const RunOptions& options, const Program& program) {
+RunSession::RunSession(const RunOptions& options, std::unique_ptr<EngineSource> source, Judging judging)
+    : options_(options), source_(std::move(source)), judging_(std::move(judging)) {
+  rows_ = plannedRows(options_, judging_, *source_);
+}
+
+RunSession::~RunSession() = default;
+
+Result<std::unique_ptr<RunSession>> RunSession::open(const RunOptions& options, const Program& program) {
   auto names = props::allPropertyNames();
   if (options.property != "all" && std::find(names.begin(), names.end(), options.property) == names.end())
-    return report(kUsage, fmt::format("run: no property named {}; the properties are: {}", quote(options.property),
-                                      fmt::join(names, ", ")));
-  auto shard = shardOf(options);
-  if (!shard) return report(kUsage, "run: " + shard.error().message);
-  if (auto where = checkOutputPaths(options); !where) return report(kUsage, "run: " + where.error().message);
+    return fail(fmt::format("no property named {}; the properties are: {}", quote(options.property), fmt::join(names, ", ")));
+  if (auto where = checkOutputPaths(options); !where) return std::unexpected(where.error());
   auto source =
       EngineSource::open({options.engine, options.engineCommand, options.engineTimeout, options.isolate, options.engineLog},
                          program.engines);
-  if (!source) return report(kUsage, "run: " + source.error().message);
+  if (!source) return std::unexpected(source.error());
   auto judging = readJudging(options.policy, options.domain.empty() ? "default" : options.domain, options.profileFile,
                              (*source)->hello());
-  if (!judging) return report(kUsage, "run: " + judging.error().message);
-  const EngineProfile& profile = judging->profile;
+  if (!judging) return std::unexpected(judging.error());
   // The engine verdict: an engine not tapecheck's own, judged where it can be (no --domain; a survey
   // tallies conventions on the default domain).
   judging->verdict = options.domain.empty() && (*source)->external() && !options.survey;
+  std::unique_ptr<RunSession> session(new RunSession(options, std::move(*source), std::move(*judging)));
+  if (session->rows_.empty())
+    return fail(fmt::format("property {} does not apply to carrier {}{}", options.property, options.carrier,
+                            session->judging_.profile.carriers.empty() ? "" : " among the profile's carriers"));
+  return session;
+}
+
+RowOutcome RunSession::runRow(std::size_t r, std::uint64_t seed, gen::CoverageTally& coverage) const {
+  assert(r < rows_.size());
+  RowOutcome outcome;
+  withCarrier(rows_[r].carrier, [&]<class T>() {
+    outcome = runRowOn<T>(rows_[r], options_, *source_, judging_, seed, coverage);
+    return 0;
+  });
+  return outcome;
+}
+
+int runProperties(const RunOptions& options, const Program& program) {
+  auto shard = shardOf(options);
+  if (!shard) return report(kUsage, "run: " + shard.error().message);
+  auto session = RunSession::open(options, program);
+  if (!session) return report(kUsage, "run: " + session.error().message);
+  const EngineSource* source = &(*session)->source();
+  const Judging* judging = &(*session)->judging();
+  const EngineProfile& profile = judging->profile;
   const bool verdict = judging->verdict;
-  auto planned = plannedRows(options, *judging, **source);
-  if (planned.empty())
-    return report(kUsage, fmt::format("run: property {} does not apply to carrier {}{}", options.property, options.carrier,
-                                      profile.carriers.empty() ? "" : " among the profile's carriers"));
+  const std::vector<PlannedRow>& planned = (*session)->rows();
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
   result.casesPerProperty = options.cases, result.maxSize = options.maxSize;
-  result.engine = (*source)->command().empty() ? (*source)->name() : (*source)->command();
+  result.engine = source->command().empty() ? source->name() : source->command();
   result.policy = props::policyName(judging->policy), result.survey = options.survey;
   result.domain = verdict ? "engine verdict" : options.domain.empty() ? "default" : options.domain;
   result.profile = profileToJson(profile);
@@ -224,7 +246,7 @@ int runProperties(const RunOptions& options, const Program& program) {
                                       planned.size(), planned.size() == 1 ? "" : "s"));
   if (!options.quiet)
     fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}\n",
-               program.name, options.cases, result.seed, (*source)->description(),
+               program.name, options.cases, result.seed, source->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name),
                verdict ? std::string(kVerdictHeading) : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
                options.maxSize,
@@ -242,10 +264,16 @@ int runProperties(const RunOptions& options, const Program& program) {
         result.coverage.push_back({label, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(profile, row.domain))});
         return 0;
       });
-    withCarrier(row.carrier, [&]<class T>() {
-      runRow<T>(row, options, program, **source, *judging, result, result.coverage.back());
-      return 0;
-    });
+    RowOutcome outcome = (*session)->runRow(r, result.seed, result.coverage.back().tally);
+    if (!outcome.failureReport.empty()) {
+      std::string replay = outcome.row.savedFile.empty() ? ""
+          : fmt::format("replay: {} replay {}{}\n", program.name, outcome.row.savedFile, outcome.replayFlags);
+      fmt::print("{}{}rerun:  {} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}\n",
+                 outcome.failureReport, replay, program.name, row.property, row.carrier, source->flags(),
+                 JudgedBy{*judging, outcome.row.domain, options.profileFile}.flags(), result.seed, options.cases,
+                 options.maxSize);
+    }
+    result.rows.push_back(std::move(outcome.row));
     if (verdict) result.rows.back().domainShown = true;
     progress.step(row.property + " " + row.carrier);
   }

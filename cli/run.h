@@ -1,11 +1,19 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "cli/case_input.h"
+#include "cli/run_report.h"
+#include "core/support/result.h"
+#include "generators/generate.h"
 
 namespace tc::cli {
 
 struct Program;
+class EngineSource;
 
 //! Options of `tapecheck run`.
 struct RunOptions {
@@ -28,6 +36,49 @@ struct RunOptions {
   std::string shard;                  //!< "I/N": run rows I, I+N, ...; default from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS
   std::string jsonFile, junitFile;    //!< machine-readable reports, when named
   bool quiet = false;                 //!< only failures and the summary line
+};
+
+//! One row of a run: a property on a carrier, its cases drawn from `domain`.
+struct PlannedRow {
+  std::string carrier, property;
+  gen::Domain domain;
+};
+
+//! One row run: what it found, and for a failure (not in a survey) the report `run` prints before
+//! its replay and rerun lines (saveFailure: the verdict, the listing, the saved file), with the
+//! arguments that replay the saved file after `PROGRAM replay FILE` (replayFlags).
+struct RowOutcome {
+  RunRow row;
+  std::string failureReport, replayFlags;
+};
+
+//! A run made ready, as `tapecheck run` and the GoogleTest integration (integrations/gtest.h) run
+//! it: the options checked, the engine opened (an isolated one started), how it is judged, and the
+//! rows planned. Each row then runs on its own.
+class RunSession {
+ public:
+  //! Checks the options (property name, output paths) and opens the engine; a user error is a
+  //! message, which a command prefixes with its name.
+  static Result<std::unique_ptr<RunSession>> open(const RunOptions& options, const Program& program);
+  ~RunSession();
+
+  //! The rows, in order (never empty): (carrier, property, domain) for every property that applies
+  //! on the carriers the engine runs; only the engine-scoped ones for an engine not tapecheck's own.
+  const std::vector<PlannedRow>& rows() const { return rows_; }
+  const EngineSource& source() const { return *source_; }
+  const Judging& judging() const { return judging_; }
+
+  //! Runs rows()[r] with `seed`, its cases' coverage counted in `coverage`; saves a failure's
+  //! counterexample in options.saveDir (or a survey's examples).
+  RowOutcome runRow(std::size_t r, std::uint64_t seed, gen::CoverageTally& coverage) const;
+
+ private:
+  RunSession(const RunOptions& options, std::unique_ptr<EngineSource> source, Judging judging);
+
+  RunOptions options_;
+  std::unique_ptr<EngineSource> source_;
+  Judging judging_;
+  std::vector<PlannedRow> rows_;
 };
 
 //! Runs every property on every carrier and prints the table; returns the exit status.

@@ -77,32 +77,53 @@ nlohmann::json failureObject(const std::string& property, const EngineSource& so
   return failure;
 }
 
+//! What a failure's report says before the commands that replay and repeat it: a note when shrinking
+//! went wrong, the verdict (property, carrier, engine, shrink steps, why), the shrunk listing and
+//! "saved: FILE" (or "not saved: why"). Saves the shrunk counterexample as
+//! "<dir>/<property>-<carrier>-<seed>.json" with its failure object, and fills row.listing and
+//! row.savedFile (or row.saveErrors). `run`, `check` and the GoogleTest integration share it.
+template <class T>
+std::string saveFailure(RunRow& row, const EngineSource& source, std::uint64_t seed, const std::string& saveDir,
+                        const JudgedBy& judged) {
+  const std::string_view engine = source.name();
+  const props::Counterexample& failure = *row.run.failure;
+  const std::string_view carrier = Carrier<T>::name;
+  row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
+  std::string text;
+  if (!failure.shrinkerFault.empty())
+    text += fmt::format("\ninternal error: shrinking {} on {} went wrong: {}; the case is shown and saved as generated\n",
+                        row.property, carrier, failure.shrinkerFault);
+  text += fmt::format("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes):\n  {}\n{}", row.property,
+                      carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s",
+                      failure.original.value("nodes", nlohmann::json::array()).size(),
+                      failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
+  std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
+  if (auto saved =
+          saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict, judged))) {
+    row.savedFile = file;
+    text += fmt::format("saved: {}\n", file);
+  } else {
+    text += fmt::format("not saved: {}\n", saved.error().message);
+    row.saveErrors.push_back(saved.error().message);
+  }
+  return text;
+}
+
+//! The arguments after `PROGRAM replay FILE` that replay a saved failure as it was judged: the
+//! engine command of an engine in another process, then the policy, domain and profile.
+inline std::string replayFlags(const EngineSource& source, const JudgedBy& judged) {
+  return (source.command().empty() ? "" : " " + source.flags()) + judged.flags();
+}
+
 // Prints the shrunk counterexample, saves it as "<dir>/<property>-<carrier>-<seed>.json" with its
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
 template <class T>
 void reportFailure(RunRow& row, const Program& program, const EngineSource& source, std::uint64_t seed,
                    const std::string& saveDir, const JudgedBy& judged, const std::string& rerun) {
-  const std::string_view engine = source.name();
-  const props::Counterexample& failure = *row.run.failure;
-  const std::string_view carrier = Carrier<T>::name;
-  row.listing = props::formatCaseListing<T>(failure.shrunk, failure.verdict);
-  if (!failure.shrinkerFault.empty())
-    fmt::print("\ninternal error: shrinking {} on {} went wrong: {}; the case is shown and saved as generated\n",
-               row.property, carrier, failure.shrinkerFault);
-  fmt::print("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes):\n  {}\n{}", row.property,
-             carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s", failure.original.value("nodes", nlohmann::json::array()).size(),
-             failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
-  std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
-  if (auto saved =
-          saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict, judged))) {
-    row.savedFile = file;
-    fmt::print("saved: {}\nreplay: {} replay {}{}{}\n", file, program.name, file,
-               source.command().empty() ? "" : " " + source.flags(), judged.flags());
-  } else {
-    fmt::print("not saved: {}\n", saved.error().message);
-    row.saveErrors.push_back(saved.error().message);
-  }
-  fmt::print("rerun:  {}\n", rerun);
+  std::string text = saveFailure<T>(row, source, seed, saveDir, judged);
+  if (!row.savedFile.empty())
+    text += fmt::format("replay: {} replay {}{}\n", program.name, row.savedFile, replayFlags(source, judged));
+  fmt::print("{}rerun:  {}\n", text, rerun);
 }
 
 // Saves the example of each kind a survey found as "<dir>/<property>-<carrier>-<seed>-<k>.json".

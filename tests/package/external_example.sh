@@ -3,7 +3,8 @@
 # examples/engine (minigrad on tapecheck::main) against it from a clean directory, check that
 # minigrad passes, that its buggy twin gives a shrunk counterexample, and that the saved file
 # replays on the engine that failed (and holds on the correct one). Three steps, three ctests (the
-# compile alone takes most of the time):
+# compile alone takes most of the time; the build step also builds minigrad_test, the example under
+# GoogleTest, which gtest_example.sh checks):
 #   external_example.sh configure WORK BUILD_DIR SOURCE_DIR   installs and configures into WORK (made afresh)
 #   external_example.sh build WORK                            compiles what the configure step set up
 #   external_example.sh check WORK                            runs what the build step made
@@ -21,7 +22,7 @@ fi
 if [ "$step" = build ]; then
   [ -f "$work/example/CMakeCache.txt" ] || { echo "external_example.sh: run the configure step first" >&2; exit 2; }
   cmake --build "$work/example" > "$work/build.log"
-  echo "external example: minigrad_check built on the installed tapecheck::main"
+  echo "external example: minigrad_check built on the installed tapecheck::main$([ -x "$work/example/minigrad_test" ] && echo ", minigrad_test on tapecheck::gtest")"
   exit 0
 fi
 [ "$step" = check ] || { echo "external_example.sh: the steps are configure, build and check, not '$step'" >&2; exit 2; }
