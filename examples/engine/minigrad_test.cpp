@@ -6,20 +6,7 @@
 //   ctest -R '^minigrad/'                           # the correct engine's tests
 //   TAPECHECK_CASES=20 ./minigrad_test --gtest_filter='minigrad_bug/*.rational'
 //   TAPECHECK_REPLAY=tapecheck-failures/FILE.json ./minigrad_test   # replays a saved failure
-#include "core/carriers/rational.h"
 #include "integrations/gtest.h"
-#include "minigrad.h"
+#include "minigrad_engines.h"
 
-namespace {
-
-// The engines on each carrier; they outlive the tests.
-template <class T>
-const minigrad::Engine<T> correct(false);
-template <class T>
-const minigrad::Engine<T> withBug(true);
-
-}  // namespace
-
-TAPECHECK_GTEST(tc::cli::namedEngine("minigrad", correct<tc::Rational>, correct<tc::ModP>, correct<double>, correct<float>),
-                tc::cli::namedEngine("minigrad-bug", withBug<tc::Rational>, withBug<tc::ModP>, withBug<double>,
-                                     withBug<float>))
+TAPECHECK_GTEST(minigrad::named(false), minigrad::named(true))

@@ -30,15 +30,7 @@ fi
 rm -rf "$work/failures"
 check="$work/example/minigrad_check"
 
-expect_status() {  # expect_status WANTED OUTPUT_FILE COMMAND...
-  local wanted="$1" out="$2" status=0
-  shift 2
-  "$@" > "$out" 2>&1 || status=$?
-  [ "$status" -eq "$wanted" ] || { cat "$out"; echo "expected status $wanted from: $*; got $status"; exit 1; }
-}
-expect_text() {  # expect_text OUTPUT_FILE EXTENDED_REGEX
-  grep -Eq -- "$2" "$1" || { cat "$1"; echo "expected /$2/ in $1"; exit 1; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 expect_status 0 "$work/clean.txt" "$check" run --cases 50 --seed 1 --quiet
 expect_text "$work/clean.txt" "all passed"
