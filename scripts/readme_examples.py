@@ -160,6 +160,8 @@ BLOCKS = [
     Block("grad-readme", [Step("./build/tapecheck grad examples/graphs/readme.json")]),
     Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul1024x2.json",
                                   status=(2,))]),
+    Block("budget-refusals", [Step(f"./build/tapecheck grad tests/cli/data/budget/{name}.json", status=(2,))
+                              for name in ("broadcast22", "matmul1024x2", "squares60")]),
 ]
 
 # What depends on the machine or the moment, masked on both sides before comparing.
