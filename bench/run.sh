@@ -76,7 +76,7 @@ timed() {  # timed NAME COMMAND...: one JSON line with the command's wall time
 timed grad-chain-100000 "$tapecheck" grad "$files/chain100000.json" --carrier double
 timed grad-matmul-512 "$tapecheck" grad "$files/matmul512.json" --carrier double
 timed show-matmul-512 "$tapecheck" show "$files/matmul512.json" --carrier double
-# check's budget (docs/semantics.md §4.5) estimates 10 draws of this file at 3.7e10, past the
+# check's budget (docs/budget.md) estimates 10 draws of this file at 3.7e10, past the
 # default 1e10 (the accuracy oracle's ten runs are 1.6e10 of it): the limit is raised.
 timed check-matmul-512-cases-10 "$tapecheck" check "$files/matmul512.json" --carrier double --cases 10 --seed 1 \
   --save-failures "$files/failures" --max-work 1e12

@@ -1,7 +1,7 @@
 #pragma once
 // The work budget of the commands that run a user's file (grad, show, check, replay): what each
 // command's passes are, the options that raise the budget, and the refusal that names the node
-// (core/graph/cost.h estimates; docs/semantics.md §4.5).
+// (core/graph/cost.h estimates; docs/budget.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -88,7 +88,7 @@ inline double documentRoundTrips(std::string_view property, std::size_t readList
   return 0;
 }
 
-//! literal_reader's reading (docs/semantics.md §4.5): it writes each distinct value of a case in
+//! literal_reader's reading (docs/budget.md): it writes each distinct value of a case in
 //! about ten forms and reads each back three ways. On a case's own values, about 15 µs a distinct
 //! full-precision double (measured: 3.75 s for the 263,000 distinct weights of a width-256 MLP file,
 //! whose exact decimals run to 60 digits); on a draw, whose values repeat, about 150 ns an element

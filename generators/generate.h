@@ -1,5 +1,5 @@
 #pragma once
-// Random well-typed cases. A case is a document in the file format (docs/semantics.md §4), so
+// Random well-typed cases. A case is a document in the file format (docs/file-format.md), so
 // what is generated, shrunk, saved and replayed is one representation.
 #include <nlohmann/json.hpp>
 

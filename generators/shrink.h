@@ -1,5 +1,5 @@
 #pragma once
-// Shrinking case documents (the file format, docs/semantics.md §4): delete a node (rerouting its
+// Shrinking case documents (the file format, docs/file-format.md): delete a node (rerouting its
 // users to an earlier position of the same shape, its own argument first), turn a constant into
 // an input, drop unused inputs and data, make count attributes smaller, shrink dimensions (shared
 // sizes together, in tensors and reshape/broadcast targets, by halves first), simplify values

@@ -2,14 +2,14 @@
 # Mutation testing in CI: builds tapecheck with its mutation switches in ./build-mutants and runs
 # the default property suite once per mutant (100 cases per property, 300 s at most per mutant,
 # 30 minutes at most in all; about a minute in practice). Fails if a mutant survives or fewer than 30
-# are known, or if README.md's blocks made with this build (the kill matrix and the matmul
-# failure) are not what it prints (scripts/readme-examples.sh; ctest checks the others).
+# are known, or if the blocks made with this build (the kill matrix of docs/mutants.md and the
+# README's matmul failure) are not what it prints (scripts/readme-examples.sh; ctest checks the others).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-mutants -DCMAKE_BUILD_TYPE=Release -DTAPECHECK_MUTANTS=ON -DTAPECHECK_BUILD_TESTS=OFF >/dev/null
 cmake --build build-mutants -j "$(nproc)" --target tapecheck
 status=0
-# Once, in the text format: its kill matrix is also the README's block, checked below from this file.
+# Once, in the text format: its kill matrix is also the block of docs/mutants.md, checked below from this file.
 timeout 1800 ./build-mutants/tapecheck mutants > build-mutants/mutants.txt 2>&1 || status=$?
 grep -E "SURVIVED|timed out" build-mutants/mutants.txt || true  # survivors
 summary="$(tail -n 1 build-mutants/mutants.txt)"

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Regenerates or checks every command-output block of README.md from a build.
+"""Regenerates or checks every command-output block of the documentation (README.md and docs/*.md)
+from a build.
 
     bash scripts/readme-examples.sh --check  [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
     bash scripts/readme-examples.sh --update [BUILD [MUTANTS_BUILD]] [--only A,B] [--skip-mutants] [--torch-survey]
@@ -8,13 +9,19 @@
 
 BUILD defaults to `build`, MUTANTS_BUILD to `build-mutants` (both relative to the repository root).
 
-Every output block of README.md sits between `<!-- readme-example: NAME -->` and
-`<!-- /readme-example -->`; BLOCKS below says, per NAME, which commands produce it (shown with a
-`$ ` prompt, exactly as a reader runs them from the repository root) and which lines of their output
-the README keeps (runs of left-out lines become `...`). The PyTorch survey table between
-`<!-- torch-survey:begin -->` and `<!-- torch-survey:end -->` is generated and checked by
-tests/engines/check_engines.py (ctest PythonEngines.torch-survey.*; 1000 PyTorch cases per property,
-too slow for this check); `--torch-survey` runs it here too.
+The pages are README.md and every docs/*.md (`pages()`). Every output block of a page sits between
+`<!-- readme-example: NAME -->` and `<!-- /readme-example -->`; a block may live in any page, but in
+exactly one, once (the pages are scanned for the markers: moving a block between pages needs no
+change here). BLOCKS below says, per NAME, which commands produce it (shown with a `$ ` prompt,
+exactly as a reader runs them from the repository root) and which lines of their output the page
+keeps (runs of left-out lines become `...`). A fence without a language outside the blocks is command
+output that nothing checks, and an error; text that is not command output (pseudo-code, a grammar, a
+transcript of the protocol) takes a language (`text`); an output that cannot be generated here is
+named as such by a line `<!-- not generated: REASON -->` right before its fence (--list lists them).
+The PyTorch survey table between `<!-- torch-survey:begin -->` and `<!-- torch-survey:end -->` (in
+whichever page holds it) is generated and checked by tests/engines/check_engines.py (ctest
+PythonEngines.torch-survey.*; 1000 PyTorch cases per property, too slow for this check);
+`--torch-survey` runs it here too.
 
 The commands run in a scratch directory that links every top-level entry of the repository, with
 `build` and `build-mutants` linked to the given build directories, so failure files land there and
@@ -26,8 +33,8 @@ and rates (`12523 cases/s`). Counts, percentages, verdicts and values are compar
 A difference prints a unified diff naming the block and exits 1.
 
 --update rewrites the blocks whose masked text differs. A block that differs only in its times is
-left as it is, and in a rewritten block every line that agrees once masked keeps the README's text,
-so the README keeps real-looking times and an update changes only the lines whose results changed.
+left as it is, and in a rewritten block every line that agrees once masked keeps the page's text,
+so the pages keep real-looking times and an update changes only the lines whose results changed.
 
 Blocks that need the mutants build (`-DTAPECHECK_MUTANTS=ON`, scripts/mutants.sh) are skipped,
 with a line saying so, when MUTANTS_BUILD has no tapecheck or with --skip-mutants (ctest passes it:
@@ -35,7 +42,7 @@ scripts/mutants.sh checks those blocks right after it builds build-mutants, so t
 compared with a stale mutants build). Nothing is skipped silently.
 
 Exit status: 0 when every block checked matches (or was rewritten), 1 when one differs, 2 for a
-usage error or a README whose markers do not match BLOCKS.
+usage error or pages whose markers do not match BLOCKS.
 """
 import argparse
 import difflib
@@ -51,18 +58,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-README = REPO / "README.md"
+
+
+def pages():
+    """The pages whose blocks are generated: README.md, then docs/*.md in name order."""
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def page_name(path):
+    return str(path.relative_to(REPO))
+
+
 PY = "/usr/bin/python3"  # Debian's interpreter (python3-torch lives there); the engines run with it
 TINY = f"{PY} examples/python/tiny_engine.py"
 SCALAR_BUG = f"{PY} examples/python/scalar_engine.py --bug"
 INDEPENDENT = f"{PY} tests/engines/independent/engine.py"
 BEGIN = re.compile(r"^<!-- readme-example: ([a-z0-9-]+) -->$")
 END = "<!-- /readme-example -->"
+NOT_GENERATED = re.compile(r"^<!-- not generated: .+ -->$")
 
 
 @dataclass
 class Step:
-    """One command, shown as `$ cmd`; `keep` selects the lines the README shows (None: all).
+    """One command, shown as `$ cmd`; `keep` selects the lines the page shows (None: all).
 
     A keep rule is a regex (every line matching it) or a (start, stop) pair: from the first line
     matching the regex start through the first later line matching the regex stop (None: to the
@@ -142,6 +160,8 @@ BLOCKS = [
     Block("grad-readme", [Step("./build/tapecheck grad examples/graphs/readme.json")]),
     Block("budget-refusal", [Step("./build/tapecheck grad tests/cli/data/budget/matmul1024x2.json",
                                   status=(2,))]),
+    Block("budget-refusals", [Step(f"./build/tapecheck grad tests/cli/data/budget/{name}.json", status=(2,))
+                              for name in ("broadcast22", "matmul1024x2", "squares60")]),
 ]
 
 # What depends on the machine or the moment, masked on both sides before comparing.
@@ -162,7 +182,7 @@ def mask(text):
 
 
 def select(lines, keep):
-    """The lines the README shows; every run of left-out lines becomes one `...`."""
+    """The lines the page shows; every run of left-out lines becomes one `...`."""
     if keep is None:
         return lines
     kept = [False] * len(lines)
@@ -214,7 +234,7 @@ def scratch(build, mutants):
 
 
 def minigrad(build):
-    """examples/engine built against the package installed from BUILD, as the README's commands do,
+    """examples/engine built against the package installed from BUILD, as the pages' commands do,
     under BUILD/readme-examples (incremental: a re-run only relinks). Returns the directory of
     minigrad_check, which the block's `/tmp/minigrad/` stands for."""
     base = build / "readme-examples"
@@ -241,7 +261,7 @@ def output_of(cmd, work, env):
 
 
 def generate(block, build, mutants):
-    """The block's text as README.md shows it, between the markers (fences included)."""
+    """The block's text as its page shows it, between the markers (fences included)."""
     if block.file:
         body = (REPO / block.file).read_text().rstrip("\n").splitlines()
         return "\n".join([f"```{block.lang}", *body, "```"])
@@ -268,8 +288,8 @@ def generate(block, build, mutants):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def parse(text):
-    """README.md as a list of strings and (name, block text) pairs; checks the markers."""
+def parse(text, page="README.md"):
+    """A page as a list of strings and (name, block text) pairs; checks the markers."""
     parts, current, name, inside = [], [], None, []
     for number, line in enumerate(text.split("\n"), 1):
         begin = BEGIN.match(line)
@@ -281,36 +301,71 @@ def parse(text):
             name, current = None, [line]
         elif name is not None:
             if BEGIN.match(line) or line.startswith("<!-- readme-example"):
-                raise ValueError(f"README.md:{number}: a marker inside block {name}")
+                raise ValueError(f"{page}:{number}: a marker inside block {name}")
             inside.append(line)
         else:
             if line == END or line.startswith("<!-- readme-example"):
-                raise ValueError(f"README.md:{number}: {line!r} outside a block")
+                raise ValueError(f"{page}:{number}: {line!r} outside a block")
             current.append(line)
     if name is not None:
-        raise ValueError(f"README.md: block {name} has no {END}")
+        raise ValueError(f"{page}: block {name} has no {END}")
     parts.append("\n".join(current))
     return parts
 
 
 def unmarked_output_blocks(text):
-    """Line numbers of fenced blocks without a language outside the generated blocks: command
-    output that nothing checks."""
-    found, inside, fence = [], False, False
+    """Line numbers of fenced blocks without a language outside the generated blocks, and not
+    declared `<!-- not generated: ... -->` on the line before: command output that nothing checks."""
+    found, inside, fence, previous = [], False, False, ""
     for number, line in enumerate(text.split("\n"), 1):
         if BEGIN.match(line) or line == "<!-- torch-survey:begin -->":
             inside = True
         elif line in (END, "<!-- torch-survey:end -->"):
             inside = False
         elif line.startswith("```"):
-            if not fence and not inside and line.strip() == "```":
+            if not fence and not inside and line.strip() == "```" and not NOT_GENERATED.match(previous):
                 found.append(number)
             fence = not fence
+        previous = line
     return found
 
 
+def not_generated_blocks(text):
+    """Line numbers and reasons of the fences declared `<!-- not generated: REASON -->`."""
+    lines = text.split("\n")
+    return [(i + 2, line[len("<!-- not generated: "):-len(" -->")]) for i, line in enumerate(lines[:-1])
+            if NOT_GENERATED.match(line) and lines[i + 1].startswith("```")]
+
+
+def read_pages():
+    """Every page's text and parts, and the page of each block found; problems with the markers."""
+    texts, parsed, where, problems = {}, {}, {}, []
+    for path in pages():
+        name = page_name(path)
+        texts[name] = path.read_text()
+        try:
+            parsed[name] = parse(texts[name], name)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        for part in parsed[name]:
+            if isinstance(part, tuple):
+                where.setdefault(part[0], []).append(name)
+        problems += [f"{name}:{n}: an output block (``` without a language) that is not generated; put it between "
+                     f"<!-- readme-example: NAME --> and {END} and give NAME its commands in BLOCKS (or, if it "
+                     f"is not command output, give the fence a language such as text)"
+                     for n in unmarked_output_blocks(texts[name])]
+    defined = [b.name for b in BLOCKS]
+    problems += [f"block {n} is in {', '.join(sorted(set(p)))} but not in scripts/readme_examples.py"
+                 for n, p in where.items() if n not in defined]
+    if len(parsed) == len(texts):  # a page whose markers do not parse hides its blocks: say only that
+        problems += [f"block {n} is in no page (README.md, docs/*.md)" for n in defined if n not in where]
+    problems += [f"block {n} appears {len(p)} times: in {', '.join(p)}" for n, p in where.items() if len(p) > 1]
+    return texts, parsed, where, problems
+
+
 def merge(current, out):
-    """The fresh block, but with the README's own line wherever the two agree once masked, so an
+    """The fresh block, but with the page's own line wherever the two agree once masked, so an
     update changes only the lines whose results changed (their times come from this run)."""
     old, new = current.split("\n"), out.split("\n")
     merged = []
@@ -321,7 +376,7 @@ def merge(current, out):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description="README.md's command-output blocks, from a build "
+    parser = argparse.ArgumentParser(description="The command-output blocks of README.md and docs/*.md, from a build "
                                      "(see the top of scripts/readme_examples.py)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="compare every block with the build's output")
@@ -345,9 +400,13 @@ def main(argv):
             print(f"{b.name} {b.needs or '-'}")
         return 0
     if opts.list:
+        _, _, where, _ = read_pages()
         for b in BLOCKS:
-            print(f"{b.name:18} {'[needs ' + b.needs + '] ' if b.needs else ''}"
-                  f"{b.file or ' ; '.join(s.cmd for s in b.steps)}")
+            print(f"{b.name:18} {', '.join(where.get(b.name, ['(in no page)'])):22} "
+                  f"{'[needs ' + b.needs + '] ' if b.needs else ''}{b.file or ' ; '.join(s.cmd for s in b.steps)}")
+        for path in pages():
+            for number, why in not_generated_blocks(path.read_text()):
+                print(f"not generated      {page_name(path)}:{number}: {why}")
         return 0
     update = opts.update
     only = set(opts.only.split(",")) if opts.only else None
@@ -361,20 +420,8 @@ def main(argv):
         print(f"readme-examples: note: {mutants}/tapecheck is older than {build}/tapecheck; "
               f"rebuild it (bash scripts/mutants.sh) if the mutant blocks differ")
 
-    text = README.read_text()
-    try:
-        parts = parse(text)
-    except ValueError as error:
-        print(f"readme-examples: {error}", file=sys.stderr)
-        return 2
-    names = [p[0] for p in parts if isinstance(p, tuple)]
+    texts, parsed, where, problems = read_pages()
     defined = [b.name for b in BLOCKS]
-    problems = [f"block {n} is in README.md but not in scripts/readme_examples.py" for n in names if n not in defined]
-    problems += [f"block {n} is not in README.md" for n in defined if n not in names]
-    problems += [f"block {n} appears twice in README.md" for n in set(names) if names.count(n) > 1]
-    problems += [f"README.md:{n}: an output block (``` without a language) that is not generated; put it between "
-                 f"<!-- readme-example: NAME --> and {END} and give NAME its commands in BLOCKS"
-                 for n in unmarked_output_blocks(text)]
     if only:
         problems += [f"--only: no block named {n}" for n in only if n not in defined]
     if problems:
@@ -408,7 +455,8 @@ def main(argv):
             print(f"readme-examples: {block.name}: could not run: {error}", file=sys.stderr)
             differ.append(block.name)
             continue
-        current = next(p[1] for p in parts if isinstance(p, tuple) and p[0] == block.name)
+        page = where[block.name][0]
+        current = next(p[1] for p in parsed[page] if isinstance(p, tuple) and p[0] == block.name)
         same = mask(current) == mask(out)
         print(f"readme-examples: {block.name}: {'ok' if same else 'DIFFERS'} ({seconds:.1f} s)")
         if not same:
@@ -417,7 +465,7 @@ def main(argv):
             if not update:
                 sys.stdout.writelines(difflib.unified_diff(
                     [l + "\n" for l in mask(current)], [l + "\n" for l in mask(out)],
-                    f"README.md, block {block.name}", f"{block.name}, as the build in {build} prints it"))
+                    f"{page}, block {block.name}", f"{block.name}, as the build in {build} prints it"))
 
     if opts.torch_survey:
         cmd = [PY, str(REPO / "tests/engines/check_engines.py"), str(build / "tapecheck"), "torch-survey"]
@@ -434,19 +482,20 @@ def main(argv):
     elapsed = time.monotonic() - started
     if update:
         if fresh:
-            text = README.read_text()  # check_engines.py may have rewritten its block
-            parts = parse(text)
-            README.write_text("\n".join(
-                p if isinstance(p, str) else fresh.get(p[0], p[1]) for p in parts))
-            print(f"readme-examples: rewrote {', '.join(fresh)} in README.md ({elapsed:.1f} s)")
+            for page in sorted({where[n][0] for n in fresh}):
+                path = REPO / page
+                parts = parse(path.read_text(), page)  # check_engines.py may have rewritten its block
+                path.write_text("\n".join(p if isinstance(p, str) else fresh.get(p[0], p[1]) for p in parts))
+                print(f"readme-examples: rewrote {', '.join(n for n in fresh if where[n][0] == page)} in {page}")
+            print(f"readme-examples: {len(fresh)} block(s) rewritten ({elapsed:.1f} s)")
         else:
-            print(f"readme-examples: README.md already matches ({elapsed:.1f} s)")
+            print(f"readme-examples: the pages already match ({elapsed:.1f} s)")
         return 1 if set(differ) - set(fresh) - {"torch-survey"} else 0
     if differ:
         print(f"readme-examples: {len(differ)} block(s) differ from the build: {', '.join(differ)}; "
               f"bash scripts/readme-examples.sh --update rewrites them ({elapsed:.1f} s)")
         return 1
-    print(f"readme-examples: README.md matches the build ({elapsed:.1f} s)")
+    print(f"readme-examples: the pages match the build ({elapsed:.1f} s)")
     return 0
 
 

@@ -31,7 +31,7 @@
 #   ReadmeExamples.minigrad-bug): the example is compiled without the sanitizers and cannot link
 #   the sanitized library;
 # - the libtorch adapter: libtorch is not built with the sanitizers;
-# - the Python and JavaScript engines and the README's examples (PythonEngines.*, IndependentEngine.*,
+# - the Python and JavaScript engines and the examples of the README and docs/ (PythonEngines.*, IndependentEngine.*,
 #   JsEngines.*, ReadmeExamples.*): they run Python, PyTorch and Node, which are not sanitized, and repeat
 #   through the command line what tests/cli runs; the ordinary build's ctest runs them.
 set -euo pipefail

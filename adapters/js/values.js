@@ -1,4 +1,4 @@
-// Values of tapecheck's file format (docs/semantics.md §4.2), decoded exactly per carrier and
+// Values of tapecheck's file format (docs/file-format.md#values), decoded exactly per carrier and
 // encoded without loss. Standard library only: exact values are BigInt fractions, IEEE values are
 // JavaScript numbers (a `float` is a number holding a float32 value).
 

@@ -141,7 +141,7 @@ class Engine:
 
 
 # ---------------------------------------------------------------------------------------------
-# Values: the file format's grammar (docs/semantics.md §4.2), decoded exactly per carrier.
+# Values: the file format's grammar (docs/file-format.md#values), decoded exactly per carrier.
 
 def _hex_fraction(text: str) -> Fraction:
     """A hexadecimal float ("-0x1.8p+1") as its exact value (float.fromhex would round)."""

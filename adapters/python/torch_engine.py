@@ -38,8 +38,8 @@ OPS = [
     "mse_loss", "softmax_last", "log_softmax_last",
 ]
 
-# The conventions below are what `tapecheck run --survey` measured on PyTorch 1.13 (README, "PyTorch's
-# conventions and rounding differences"; tests/engines/torch_survey.sh reproduces the table): under
+# The conventions below are what `tapecheck run --survey` measured on PyTorch 1.13 (docs/engines.md, "PyTorch,
+# checked in CI"; tests/engines/torch_survey.sh reproduces the table): under
 # the specification's conventions the survey fails at relu (relu(NaN) = NaN, relu(-0) = -0), abs
 # (abs'(0) = ct*0, abs'(NaN) = ct*0 even where NaN otherwise propagates: ct*sgn(x), sgn(NaN) = 0)
 # and max/min (an unordered pair gives ct to both); under these it fails only by rounding.

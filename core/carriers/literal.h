@@ -8,7 +8,7 @@
 
 namespace tc {
 
-//! The format's bounds on a literal's text (docs/semantics.md §4.1), which keep a hostile file from
+//! The format's bounds on a literal's text (docs/file-format.md#keys), which keep a hostile file from
 //! asking for huge numbers: digits in a mantissa, numerator or denominator; a decimal exponent's size.
 inline constexpr std::size_t kMaxLiteralDigits = 20000;
 inline constexpr long kMaxLiteralDecimalExponent = 10000;

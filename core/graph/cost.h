@@ -1,7 +1,7 @@
 #pragma once
 // What a command's passes over a graph will cost, estimated before anything runs from the graph's
 // shapes and, on growing carriers, from how large its numbers can become; and the budget that a
-// command refuses to exceed (docs/semantics.md §4.5). A small file can describe a huge amount of
+// command refuses to exceed (docs/budget.md). A small file can describe a huge amount of
 // work (a broadcast to millions of elements, a chain of squares): it is refused with the node at
 // which the estimate passes the budget, instead of running for minutes or exhausting memory.
 #include <cstddef>

@@ -322,7 +322,7 @@ std::optional<BudgetExcess> exceedsBudget(const Graph<T>& graph, const Pack<T>* 
           leafArguments = leafArguments && degrees[a] == 1;
         }
         // A node is judged whole where every element of its arguments is finite; else a pointwise
-        // op's forward is judged on the elements whose arguments are (docs/semantics.md §3.2, §4.5).
+        // op's forward is judged on the elements whose arguments are (docs/semantics.md §3.2, docs/budget.md).
         auto enclosed = [&](const EnclosurePasses& runs, const kernels::DyadicRange& leaves, bool leavesKnown,
                             bool afterEarlierRuns) {
           if (runs.count == 0) return 0.0;

@@ -1,5 +1,5 @@
 #pragma once
-// The file format of docs/semantics.md §4: a graph, optionally with input values, data and seeds.
+// The file format of docs/file-format.md: a graph, optionally with input values, data and seeds.
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>

@@ -94,7 +94,7 @@ struct OpBase {
     return d;
   }
   //! The elementary operations of one forward pass, from the argument and output shapes: what
-  //! the work budget counts (docs/semantics.md §4.5). Default: every argument element read and
+  //! the work budget counts (docs/budget.md). Default: every argument element read and
   //! every output element written once.
   template <class T>
   static double work(const ShapeCall<T>& c, const Shape& out) {

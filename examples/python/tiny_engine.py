@@ -2,7 +2,7 @@
 
     tapecheck run --engine-cmd "/usr/bin/python3 examples/python/tiny_engine.py" --carrier rational
 
-It is the README's "Check your engine" example: values are flat lists of Python numbers (Fraction
+It is the example of the README's quick start and of docs/engines.md ("Step by step, in any language"): values are flat lists of Python numbers (Fraction
 on the rational carrier, float on double), every op appends its backward step to a tape, and the
 backward pass runs the tape in reverse.
 """

@@ -1,5 +1,5 @@
 #pragma once
-// Oracle for the file format (docs/semantics.md §4): a case written with writeCase and read back
+// Oracle for the file format (docs/file-format.md): a case written with writeCase and read back
 // with parseCase is the same case — every node with its op, arguments, shape and attributes, the
 // data schema, the input values, data, seeds and output, and a saved failure — value by value, bit
 // for bit on IEEE (-0 and ±inf included; every NaN reads back as a NaN, the format's one NaN).

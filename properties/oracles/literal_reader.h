@@ -1,5 +1,5 @@
 #pragma once
-// Oracle for the reader of values (docs/semantics.md §4.2): tapecheck's parser agrees with an
+// Oracle for the reader of values (docs/file-format.md#values): tapecheck's parser agrees with an
 // independent one on every value of the case, written in the forms the format allows. On double
 // and float the other parser is the C library's strtod / strtof (correctly rounded, ties to even),
 // on both of tapecheck's paths (the fast one for short plain numbers and the exact one); on

@@ -1,4 +1,4 @@
-// The work budget on the command line (cli/budget.h, docs/semantics.md §4.5). The files of
+// The work budget on the command line (cli/budget.h, docs/budget.md). The files of
 // tests/cli/data/budget are small files that once made tapecheck abort inside GMP or keep it busy
 // for minutes: a chain of squares of 3/2, a hundred products with a 62,000-bit integer, matrix
 // products of such numbers, a scalar broadcast to 2^22 elements, 1024 × 1024 and 2048 × 2048
@@ -100,7 +100,7 @@ TEST(BudgetOptions, CheckSuggestsFewerCasesAndChecksTheCarriersThatFit) {
   EXPECT_NE(run.out.find("node 15 (square): its values may reach about 2^±32768"), std::string::npos) << run.out;
   // Without --cases, a carrier that 100 draws do not fit runs on as many as fit, and says so; the
   // same draws as the first of a full run (each draw's seed is its index's). The counts follow the
-  // estimate (docs/semantics.md §4.5): about 1.2e5 a draw of this file on double, the file's own values
+  // estimate (docs/budget.md): about 1.2e5 a draw of this file on double, the file's own values
   // 3e5 (the accuracy oracle's first run judges each element at 4 µs).
   const std::string mlp = "check " + source("examples/graphs/mlp.json") + " --carrier double --seed 1";
   CommandRun fitted = runBounded(mlp + " --max-work 2e6");

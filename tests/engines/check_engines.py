@@ -8,15 +8,15 @@
     check_engines.py TAPECHECK scalar          the scalar Python engine on rationals: must pass
     check_engines.py TAPECHECK scalar-bug      the scalar engine with --bug: must fail, shrunk to <= 3 nodes
     check_engines.py TAPECHECK torch-survey [--update]
-                                               PyTorch in survey mode on the default domain: the README's
-                                               table of its conventions and rounding differences must be
+                                               PyTorch in survey mode on the default domain: the table
+                                               of its conventions and rounding differences must be
                                                what this run prints (--update rewrites it)
 
 ctest runs the verdict at seeds 1-5, and the survey in shards of rows (tapecheck run --shard I/N), a few
 seconds each:
 
     check_engines.py TAPECHECK torch-survey-shard I N DIR    writes shard I's report to DIR
-    check_engines.py TAPECHECK torch-survey-table N DIR      the README table from DIR's N reports
+    check_engines.py TAPECHECK torch-survey-table N DIR      the survey table (docs/engines.md) from DIR's N reports
 
 Run from anywhere; paths are the repository's. Exit status 0 when the check holds.
 """
@@ -159,17 +159,22 @@ def torch_survey(binary, save, update, report=None):
         status, _, report = tapecheck(binary, "--engine-cmd", TORCH, *SURVEY_ARGS, save=save)
         expect(report is not None, f"the survey wrote no report (exit status {status})")
     table = survey_table(report)
-    readme = (REPO / "README.md").read_text()
-    expect(BEGIN in readme and END in readme, f"README.md has no {BEGIN} ... {END} block")
-    before, rest = readme.split(BEGIN, 1)
+    # The table lives in one page of the documentation (README.md or docs/*.md), wherever it was moved.
+    holders = [p for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))] if BEGIN in p.read_text()]
+    expect(len(holders) == 1, f"{len(holders)} pages (README.md, docs/*.md) hold {BEGIN}; exactly one must")
+    page = holders[0]
+    name = str(page.relative_to(REPO))
+    text = page.read_text()
+    expect(END in text.split(BEGIN, 1)[1], f"{name} has {BEGIN} but no {END} after it")
+    before, rest = text.split(BEGIN, 1)
     current, after = rest.split(END, 1)
     if update:
-        (REPO / "README.md").write_text(before + BEGIN + "\n" + table + END + after)
-        print("check_engines: README.md's PyTorch survey table rewritten")
+        page.write_text(before + BEGIN + "\n" + table + END + after)
+        print(f"check_engines: {name}'s PyTorch survey table rewritten")
         return
     expect(current.strip() == table.strip(),
-           "README.md's PyTorch survey table is not what the survey prints; run "
-           "tests/engines/check_engines.py build/tapecheck torch-survey --update\n--- README\n" + current +
+           f"{name}'s PyTorch survey table is not what the survey prints; run "
+           f"tests/engines/check_engines.py build/tapecheck torch-survey --update\n--- {name}\n" + current +
            "\n--- survey\n" + table)
 
 

@@ -230,7 +230,7 @@ TEST(Shrinking, ConstantsAndSeedPacksShrinkWithTheInputs) {
   EXPECT_EQ(smallest.doc["seeds"]["2"], nlohmann::json::parse(R"(["7"])"));
 }
 
-// A "seed" beside a "seeds" pack is not read (docs/semantics.md §4.1): shrinking leaves it alone,
+// A "seed" beside a "seeds" pack is not read (docs/file-format.md#keys): shrinking leaves it alone,
 // and ends even when every candidate keeps the failure.
 TEST(Shrinking, ASeedTheLoaderDoesNotReadIsNotCutAndShrinkingEnds) {
   const nlohmann::json doc = nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": []}],

@@ -1,4 +1,4 @@
-"""Random case documents (docs/semantics.md §4) for cross-checking engines with tapecheck's reference.
+"""Random case documents (docs/file-format.md) for cross-checking engines with tapecheck's reference.
 
 Small graphs over small shapes, every node's arguments of the shapes its op needs, values small
 exact rationals (or dyadic decimals, which every carrier reads exactly), a seed pack over a few

@@ -1,4 +1,4 @@
-// Value decoding and encoding (docs/semantics.md §4.2), the twin of the Python client's
+// Value decoding and encoding (docs/file-format.md#values), the twin of the Python client's
 // DecodeRationalTest ... EncodeTest (tests/python/test_tapecheck_engine.py).
 
 import assert from "node:assert/strict";

@@ -1,7 +1,7 @@
 // core/graph/cost.h: the estimate a command's budget judges before anything runs (what each
 // op's work counts, the literal dense order's quadratic additions, memory per carrier, sizes of
 // exact numbers by their degree), where it stops, and how it names the node; and the size
-// ceiling exact arithmetic keeps while running (docs/semantics.md §1.10, §4.5).
+// ceiling exact arithmetic keeps while running (docs/semantics.md §1.10; docs/budget.md).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -29,11 +29,11 @@ Budget workBudget(double work) { return Budget{work, 1e30}; }
 Budget memoryBudget(double bytes) { return Budget{1e30, bytes}; }
 
 const PassCounts kForwardOnly{.forward = 1, .backward = 0, .copies = 1};
-// docs/semantics.md §4.5: an IEEE operation costs 0.25 ns, a visit of the dense order to an
+// docs/budget.md: an IEEE operation costs 0.25 ns, a visit of the dense order to an
 // earlier position 5 ns besides its elements' additions.
 constexpr double kIeee = 0.25;
 constexpr double kVisit = 5;
-// docs/semantics.md §4.5: the accuracy oracle's MPFI operation, a product added to an exact sum, and
+// docs/budget.md: the accuracy oracle's MPFI operation, a product added to an exact sum, and
 // its judging of one element.
 constexpr double kEnclosed = 400;
 constexpr double kExactFold = 5;
@@ -166,7 +166,7 @@ TEST(WorkEstimate, EveryPropertyRunHandlesEveryPositionBesidesItsElements) {
   const PassCounts nothing{.forward = 0, .backward = 0, .copies = 1};
   PassCounts twoRuns = nothing;
   twoRuns.propertyRuns = 2;
-  // docs/semantics.md §4.5: 350 ns a position and run, and 2.5 of the carrier's operations.
+  // docs/budget.md: 350 ns a position and run, and 2.5 of the carrier's operations.
   EXPECT_DOUBLE_EQ(estimatedWork(g, &inputs, {}, twoRuns), 1001 * 2 * (350 + 2.5 * kIeee));
   // A case file written and read back: 700 ns a position's entry.
   PassCounts written = nothing;
@@ -207,7 +207,7 @@ TEST(WorkEstimate, TheDataIsCopiedByEveryRunWrittenByEveryRoundTripAndLiftedByTh
   const Data<Rational> rationalData{{"m", filled<Rational>({4096}, 1)}};
   PassCounts once = nothing;
   once.documentRoundTrips = 1;
-  const double rationalOperation = 100 + 0.5;  // exactOperationCost of one limb, docs/semantics.md §4.5
+  const double rationalOperation = 100 + 0.5;  // exactOperationCost of one limb, docs/budget.md
   EXPECT_DOUBLE_EQ(estimatedWork(rg, &rationalInputs, rationalData, once),
                    4096 * 1200 * rationalOperation / 100 + 700);
 }

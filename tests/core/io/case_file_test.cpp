@@ -1,4 +1,4 @@
-// Tests of the file loader (docs/semantics.md §4): one test per error class with its exact message,
+// Tests of the file loader (docs/file-format.md): one test per error class with its exact message,
 // values in every syntax on every carrier, write/read round trips, and robustness against
 // random, truncated and mutated input (every call must return a value or a one-line error).
 #include <fmt/format.h>
@@ -44,7 +44,7 @@ using tc::RationalNoEq;
 // Documents
 // ---------------------------------------------------------------------------------------------
 
-//! The example of docs/semantics.md §4, verbatim.
+//! The example of docs/file-format.md, verbatim.
 constexpr std::string_view kSemanticsExample = R"json({ "tapecheck": 1,
   "inputs": [{"shape": [2, 3]}, {"shape": [3]}],
   "data":   {"m": {"shape": [2], "values": ["1", "0"]}, "rows": {"indices": [0, 1, 1]}},

@@ -122,7 +122,7 @@ TEST(Reference, WitnessZeroContributionsTurnNegativeZeroIntoPositiveZero) {
 }
 
 TEST(Reference, ExactGradientsOfAMaskedProduct) {
-  // The README example, computed by hand: see README.md.
+  // The worked example of docs/file-format.md, computed by hand there.
   auto b = *GraphBuilder<Rational>::create({{2, 3}, {3}}, DataSchema{{{"m", {2}}}, {}});
   std::size_t mm = *b.add(OpKind::matmul, {0, 1});
   Attrs<Rational> maskAttrs;
