@@ -133,6 +133,13 @@ BLOCKS = [
                                         r"properties x carriers"])]),
     Block("verdict-bug", [Step(f'./build/tapecheck run --engine-cmd "{INDEPENDENT} --bug sigmoid_sign" --carrier float '
                                f'--cases 100 --seed 1', keep=[(r"failed on", r"^saved:"), r"properties x carriers"])]),
+    Block("gtest-failure", [
+        Step("TAPECHECK_SEED=1 /tmp/minigrad/minigrad_test "
+             "--gtest_filter=minigrad_bug/compileChecked_backwardDenseFrom.rational",
+             keep=[r"^\[ RUN", r"^tapecheck: ", (r": Failure$", r"^rerun:"), r"^\[  FAILED  \] minigrad_bug.*\)$"]),
+        Step("TAPECHECK_REPLAY=tapecheck-failures/compileChecked_backwardDenseFrom-rational-1.json "
+             "/tmp/minigrad/minigrad_test", keep=[r"^\[ RUN", r"^replay ", r"^  compileChecked", r"^\[  FAILED  \] tapecheck"])],
+        needs="minigrad"),
     Block("verdict-cpp", [Step("/tmp/minigrad/minigrad_check run --engine minigrad --cases 100 --seed 1",
                                keep=[r"^minigrad_check run:", r"properties x carriers"])], needs="minigrad"),
     Block("tiny-rational", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier rational --cases 200 --seed 1',
@@ -260,6 +267,15 @@ def output_of(cmd, work, env):
     return run.stdout, run.returncode
 
 
+def shown_paths(output, aliases, work):
+    """The output with the machine's paths as the page shows them: an alias's real directory as its
+    alias (/tmp/minigrad/), the scratch directory and the repository as the relative paths they
+    stand for (a GoogleTest failure names its source file and absolute replay paths)."""
+    for shown, real in aliases.items():
+        output = output.replace(real, shown)
+    return output.replace(f"{work}/", "").replace(f"{REPO}/", "")
+
+
 def generate(block, build, mutants):
     """The block's text as its page shows it, between the markers (fences included)."""
     if block.file:
@@ -279,6 +295,7 @@ def generate(block, build, mutants):
             if step.prompt:
                 body.append(f"$ {step.cmd}")
             output, status = output_of(cmd, work, env)
+            output = shown_paths(output, aliases, work)
             if status not in step.status:
                 raise RuntimeError(f"block {block.name}: `{step.cmd}` exited {status} (expected one of "
                                    f"{', '.join(map(str, step.status))}):\n{output}")
