@@ -223,6 +223,7 @@ bool engineEnded(pid_t engine) {
   const int signal = WTERMSIG(status);
   rlimit none{0, 0};
   ::setrlimit(RLIMIT_CORE, &none);
+  ::prctl(PR_SET_DUMPABLE, 0);  // no core dump of the guardian, whatever the core pattern
   ::signal(signal, SIG_DFL);
   sigset_t only;
   ::sigemptyset(&only);
@@ -286,6 +287,7 @@ Result<ChildProcess> ChildProcess::start(const std::string& command) {
 Result<ChildProcess> ChildProcess::fork(const std::function<int(int in, std::FILE* out)>& body) {
   std::fflush(nullptr);  // what is buffered would be written twice, by both processes
   return launch([&](const int* in, const int* out, const int* err) {
+    forgetAll();  // tapecheck's guardians and files are not this copy's to end
     // The protocol has its own pipe: what the engine prints goes to the error tail.
     if (::dup2(err[1], 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(127);
     for (int fd : {in[1], out[0], err[0], err[1]}) ::close(fd);  // no exec closes them here

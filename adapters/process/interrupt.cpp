@@ -107,6 +107,11 @@ void forgetTemporary(int slot) {
   if (slot >= 0 && slot < kTemporarySlots) temporaries[slot].used.store(false);
 }
 
+void forgetAll() {
+  for (auto& slot : children) slot.store(0);
+  for (auto& slot : temporaries) slot.used.store(false);
+}
+
 InterruptsBlocked::InterruptsBlocked() {
   sigset_t blocked;
   ::sigemptyset(&blocked);

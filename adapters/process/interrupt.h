@@ -28,6 +28,10 @@ int watchTemporary(const char* path);
 //! Forgets a temporary file (renamed or removed): its slot, or -1 (nothing).
 void forgetTemporary(int slot);
 
+//! Empties both tables: for a forked copy that runs on without exec (its parent's children and
+//! files are not its own).
+void forgetAll();
+
 //! Blocks SIGINT, SIGTERM and SIGHUP for its lifetime (what was blocked before is restored).
 class InterruptsBlocked {
  public:
