@@ -169,7 +169,9 @@ TEST_P(Interrupted, LeavesNoProcessOfTheEnginesTreeAndEndsOfTheSignal) {
   ASSERT_GE(tree.pids.size(), 4u) << "engine, serve, setsid, daemon";
 
   // A signal tapecheck handles: it waited for the guardians, which waited for the whole tree.
-  if (c.signal != SIGKILL) EXPECT_EQ(survivors(tree).size(), 0u) << "left when tapecheck ended";
+  if (c.signal != SIGKILL) {
+    EXPECT_EQ(survivors(tree).size(), 0u) << "left when tapecheck ended";
+  }
   // SIGKILL: the guardians learn of it from the kernel and end the trees right after.
   std::vector<pid_t> left;
   within(std::chrono::seconds(10), [&] { return (left = survivors(tree)).empty(); });
@@ -213,6 +215,7 @@ TEST(Interrupt, ARunThatEndsByItselfLeavesNoProcess) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   const Tree tree = readTree(pids);
   ASSERT_TRUE(tree.ready);
+  EXPECT_EQ(survivors(tree).size(), 0u) << "left when tapecheck ended";  // it waited for the guardian
   std::vector<pid_t> left;
   within(std::chrono::seconds(10), [&] { return (left = survivors(tree)).empty(); });
   for (pid_t pid : left) ::kill(pid, SIGKILL);
