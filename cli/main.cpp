@@ -15,6 +15,7 @@
 #include "cli/run.h"
 #include "cli/unsigned_option.h"
 #include "adapters/process/engine_process.h"
+#include "adapters/process/interrupt.h"
 #include "adapters/process/serve.h"
 #include "core/carriers/dispatch.h"
 #include "properties/engines/engine.h"
@@ -132,6 +133,9 @@ void keepFreedMemoryForReuse() {
 
 int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<ExtraCommand> extra) {
   keepFreedMemoryForReuse();
+  // SIGINT, SIGTERM, SIGHUP end every engine's tree and remove a report half written, then end
+  // tapecheck with the signal's status (docs/threat-model.md §5).
+  process::installInterruptHandlers();
   const Program program{programName(argc > 0 ? argv[0] : nullptr), EngineCatalog(std::move(engines))};
   const EngineCatalog& catalog = program.engines;
   CLI::App app{program.name + ": exact property-based checks for reverse-mode autograd"};

@@ -18,6 +18,7 @@ int runMutants(const MutantsOptions&) {
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,10 +27,12 @@ int runMutants(const MutantsOptions&) {
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "adapters/process/interrupt.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/case_file.h"
 #include "core/support/mutants.h"
@@ -55,9 +58,19 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
                                 "--seed", std::to_string(options.seed), "--json", json, "--save-failures", saves};
   auto start = std::chrono::steady_clock::now();
   std::fflush(nullptr);  // else the child's freopen would write the parent's buffered output again
+  const pid_t parent = getpid();
+  std::optional<process::InterruptsBlocked> blocked(std::in_place);  // until the child is watched
   pid_t child = fork();
   if (child < 0) return ChildRun{ChildRun::End::crashed, 0, 0, {}};
   if (child == 0) {
+    // The child run is a tapecheck: SIGTERM, also when this one dies, ends it and its engines' trees.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent) _exit(127);
+    for (int handled : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      if (sigaction(handled, nullptr, &current) == 0 && current.sa_handler != SIG_IGN) signal(handled, SIG_DFL);
+    }
+    sigprocmask(SIG_SETMASK, &blocked->previous(), nullptr);
     if (id > 0) setenv("TAPECHECK_MUTANT", std::to_string(id).c_str(), 1);
     else unsetenv("TAPECHECK_MUTANT");
     unsetenv("GTEST_SHARD_INDEX");  // every mutant runs the whole suite
@@ -70,12 +83,24 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
     execv(argv[0], argv.data());
     _exit(127);
   }
+  process::watchChild(child);  // an interrupt of this run ends the child's too
+  blocked.reset();
   ChildRun run;
   int status = 0;
-  while (waitpid(child, &status, WNOHANG) == 0) {
+  // Reaped and forgotten with the signals blocked: the handler never signals a reused pid.
+  auto reaped = [&](int flags) {
+    process::InterruptsBlocked reaping;
+    pid_t done = waitpid(child, &status, flags);
+    if (done == child) process::forgetChild(child);
+    return done == child;
+  };
+  while (!reaped(WNOHANG)) {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.timeoutSeconds) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
+      kill(child, SIGTERM);  // the child's handler ends its engines' trees first
+      bool ended = false;
+      for (int waited = 0; waited < 1000 && !(ended = reaped(WNOHANG)); ++waited)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!ended) kill(child, SIGKILL), reaped(0);
       run.end = ChildRun::End::timedOut;
       break;
     }

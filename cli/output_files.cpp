@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "adapters/process/interrupt.h"
 #include "core/support/text.h"
 
 namespace tc::cli {
@@ -73,12 +74,19 @@ std::string randomName() {
 
 // A new temporary file in `directory` for `path`: ".<name>.<random>.tmp", created with O_EXCL
 // (never an entry that exists, a planted symbolic link included) and O_NOFOLLOW. Returns its
-// descriptor, or -1 with errno set.
-int createTemporary(const fs::path& directory, const std::string& path, std::string& temporary) {
+// descriptor, or -1 with errno set. Until `watch` forgets it (on destruction), tapecheck
+// interrupted by SIGINT, SIGTERM or SIGHUP removes it (adapters/process/interrupt.h).
+struct WatchedTemporary {
+  int slot = -1;
+  ~WatchedTemporary() { process::forgetTemporary(slot); }
+};
+int createTemporary(const fs::path& directory, const std::string& path, std::string& temporary, WatchedTemporary& watch) {
   std::string name = fs::path(path).filename().string().substr(0, 64);
+  process::InterruptsBlocked blocked;  // created and watched at once
   for (int attempt = 0; attempt < 16; ++attempt) {
     temporary = (directory / fmt::format(".{}.{}.tmp", name, randomName())).string();
     int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) watch.slot = process::watchTemporary(temporary.c_str());
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
@@ -91,7 +99,8 @@ std::string whyNoFileIn(const fs::path& directory, const std::string& path) {
   if (!fs::exists(directory, error)) return fmt::format("{} does not exist", quote(directory.string()));
   if (!fs::is_directory(directory, error)) return fmt::format("{} is not a directory", quote(directory.string()));
   std::string temporary;
-  int fd = createTemporary(directory, path, temporary);
+  WatchedTemporary watch;
+  int fd = createTemporary(directory, path, temporary, watch);
   if (fd < 0) return fmt::format("cannot create a file in {}: {}", quote(directory.string()), systemReason());
   ::close(fd);
   ::unlink(temporary.c_str());
@@ -128,7 +137,8 @@ Result<void> writeWhole(const std::string& path, std::string_view text) {
   if (std::string why = whyNotRegular(path, &mode); !why.empty()) return fail(why);
   const fs::path directory = containingDirectory(path);
   std::string temporary;
-  int fd = createTemporary(directory, path, temporary);
+  WatchedTemporary watch;
+  int fd = createTemporary(directory, path, temporary, watch);
   if (fd < 0) return fail(fmt::format("cannot write {}: {}", quote(path), systemReason()));
   bool written = true;
   std::string reason;

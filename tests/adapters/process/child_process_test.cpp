@@ -1,0 +1,133 @@
+// The child process under its guardian (adapters/process/child_process.h): the engine's whole tree
+// ends with it, a process that left the engine's group or session (setsid) included, however it
+// ends (stop, destruction, the engine's own exit, a restart); the engine's input still ends when
+// tapecheck closes it; and the engine's exit status or signal is still the one reported.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "adapters/process/child_process.h"
+
+namespace tc::process {
+namespace {
+
+using namespace std::chrono_literals;
+
+bool running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(in, text)) return false;
+  std::istringstream rest(text.substr(text.rfind(')') + 1));
+  char state = 0;
+  return (rest >> state) && state != 'Z';
+}
+
+// Whether `pid` is gone within a give-up bound of 10 s (not a speed requirement).
+bool ends(pid_t pid) {
+  for (int k = 0; k < 500; ++k) {
+    if (!running(pid)) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  ::kill(pid, SIGKILL);  // leave nothing behind
+  return false;
+}
+
+// A command whose first line is the pid of a process it started in a session of its own (which
+// holds the output pipe too), and which then copies its input to its output.
+constexpr const char* kLeavesASession = "setsid sh -c 'echo $$; exec sleep 3600' & exec cat";
+
+pid_t firstLinePid(ChildProcess& child) {
+  LineOutcome line = child.readLine(10s, 100);
+  EXPECT_EQ(line.kind, LineOutcome::Kind::line);
+  return line.kind == LineOutcome::Kind::line ? static_cast<pid_t>(std::stol(line.line)) : 0;
+}
+
+TEST(ChildProcess, StopEndsAProcessThatLeftTheEnginesSession) {
+  auto child = ChildProcess::start(kLeavesASession);
+  ASSERT_TRUE(child) << child.error().message;
+  const pid_t escaped = firstLinePid(*child);
+  ASSERT_GT(escaped, 0);
+  ASSERT_TRUE(running(escaped));
+  child->stop();
+  EXPECT_EQ(child->exitDescription(), "status 0") << "cat saw its input end";
+  EXPECT_TRUE(ends(escaped)) << escaped;
+}
+
+TEST(ChildProcess, DestructionEndsAProcessThatLeftTheEnginesSession) {
+  pid_t escaped = 0;
+  {
+    auto child = ChildProcess::start(kLeavesASession);
+    ASSERT_TRUE(child) << child.error().message;
+    escaped = firstLinePid(*child);
+    ASSERT_GT(escaped, 0);
+  }
+  EXPECT_TRUE(ends(escaped)) << escaped;
+}
+
+TEST(ChildProcess, AnEngineThatExitsTakesWhatItLeftWithIt) {
+  // The escaped process holds the output: its end is seen only because the guardian ends it.
+  auto child = ChildProcess::start("setsid sh -c 'echo $$; exec sleep 3600' & read -r line; exit 3");
+  ASSERT_TRUE(child) << child.error().message;
+  const pid_t escaped = firstLinePid(*child);
+  child->send("go\n");
+  EXPECT_EQ(child->readLine(10s, 100).kind, LineOutcome::Kind::exited);
+  EXPECT_EQ(child->exitDescription(), "status 3");
+  EXPECT_TRUE(ends(escaped)) << escaped;
+}
+
+TEST(ChildProcess, EveryRestartLeavesNothing) {
+  std::vector<pid_t> escaped;
+  for (int restart = 0; restart < 3; ++restart) {
+    auto child = ChildProcess::start(kLeavesASession);
+    ASSERT_TRUE(child) << child.error().message;
+    escaped.push_back(firstLinePid(*child));
+    child->stop(100ms);
+  }
+  for (pid_t pid : escaped) EXPECT_TRUE(ends(pid)) << pid;
+}
+
+TEST(ChildProcess, AForkedEngineThatLeftItsSessionEndsToo) {
+  auto child = ChildProcess::fork([](int in, std::FILE* out) {
+    const pid_t helper = ::fork();
+    if (helper == 0) {
+      ::setsid();
+      ::pause();
+      ::_exit(0);
+    }
+    std::fprintf(out, "%d\n", static_cast<int>(helper));
+    std::fflush(out);
+    char byte;
+    while (::read(in, &byte, 1) > 0) {
+    }
+    return 5;
+  });
+  ASSERT_TRUE(child) << child.error().message;
+  const pid_t escaped = firstLinePid(*child);
+  ASSERT_GT(escaped, 0);
+  child->stop();
+  EXPECT_EQ(child->exitDescription(), "status 5") << "the body saw its input end and returned";
+  EXPECT_TRUE(ends(escaped)) << escaped;
+}
+
+TEST(ChildProcess, TheEnginesSignalIsReportedThroughItsGuardian) {
+  for (const char* command : {"kill -SEGV $$", "sh -c 'kill -SEGV $$'"}) {
+    auto child = ChildProcess::start(command);
+    ASSERT_TRUE(child) << child.error().message;
+    EXPECT_EQ(child->readLine(10s, 100).kind, LineOutcome::Kind::exited);
+    EXPECT_EQ(child->exitDescription(), "signal 11 (Segmentation fault)") << command;
+  }
+  auto killed = ChildProcess::start("sleep 3600");
+  ASSERT_TRUE(killed);
+  killed->stop(10ms);
+  EXPECT_EQ(killed->exitDescription(), "signal 9 (Killed)");
+}
+
+}  // namespace
+}  // namespace tc::process
