@@ -224,13 +224,7 @@ bool engineEnded(pid_t engine) {
   rlimit none{0, 0};
   ::setrlimit(RLIMIT_CORE, &none);
   ::prctl(PR_SET_DUMPABLE, 0);  // no core dump of the guardian, whatever the core pattern
-  ::signal(signal, SIG_DFL);
-  sigset_t only;
-  ::sigemptyset(&only);
-  ::sigaddset(&only, signal);
-  ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
-  ::kill(::getpid(), signal);
-  ::_exit(128 + signal);
+  dieOfSignal(signal);
 }
 
 // The guardian's life: forks the engine (which runs `inChild` with the pipes), lets go of every

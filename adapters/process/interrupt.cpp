@@ -50,17 +50,20 @@ void onInterrupt(int signal) {
   }
   for (auto& slot : temporaries)
     if (slot.used.load()) ::unlink(slot.path);
-  // Die of the same signal: its default action, unblocked.
+  dieOfSignal(signal);
+}
+
+}  // namespace
+
+void dieOfSignal(int signal) {
   ::signal(signal, SIG_DFL);
   sigset_t only;
   ::sigemptyset(&only);
   ::sigaddset(&only, signal);
   ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
   ::kill(::getpid(), signal);
-  ::_exit(128 + signal);
+  ::_exit(128 + signal);  // a signal whose default action does not end the process
 }
-
-}  // namespace
 
 void installInterruptHandlers() {
   for (int signal : kSignals) {

@@ -32,6 +32,10 @@ void forgetTemporary(int slot);
 //! files are not its own).
 void forgetAll();
 
+//! Ends this process by `signal`: its default action, unblocked, so the exit status is the signal's
+//! (async-signal-safe; the handlers and an engine's guardian end this way).
+[[noreturn]] void dieOfSignal(int signal);
+
 //! Blocks SIGINT, SIGTERM and SIGHUP for its lifetime (what was blocked before is restored).
 class InterruptsBlocked {
  public:
