@@ -5,17 +5,25 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tc::cli {
+
+//! The whole number `text` spells in digits (0 to 2^64 - 1, nothing else around it), or nullopt.
+inline std::optional<std::uint64_t> wholeNumber(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!digits || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 //! Accepts a whole number from 0 to 2^64 - 1, written in digits.
 inline const CLI::Validator kUnsigned(
     [](std::string& text) {
-      std::uint64_t value = 0;
-      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-      bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      return digits && error == std::errc() && end == text.data() + text.size()
+      return wholeNumber(text)
                  ? std::string()
                  : "must be a whole number from 0 to 18446744073709551615, got " + text;
     },

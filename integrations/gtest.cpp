@@ -1,12 +1,12 @@
 // tapecheck under GoogleTest (integrations/gtest.h): each test is one row of `run`, run through
 // cli::RunSession, so that its cases, shrinking, saved file and verdict are the command's.
 #include "integrations/gtest.h"
+#include "cli/unsigned_option.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -36,11 +36,10 @@ std::optional<std::string> variable(const char* name) {
 Result<std::optional<std::uint64_t>> number(const char* name, std::uint64_t low, std::uint64_t high) {
   auto text = variable(name);
   if (!text) return std::optional<std::uint64_t>();
-  std::uint64_t value = 0;
-  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value < low || value > high)
+  std::optional<std::uint64_t> value = cli::wholeNumber(*text);
+  if (!value || *value < low || *value > high)
     return fail(fmt::format("{} must be a whole number from {} to {}, got {}", name, low, high, quote(*text)));
-  return std::optional<std::uint64_t>(value);
+  return value;
 }
 
 // TAPECHECK_DOMAIN: empty for the engine verdict, else default or exact.
