@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 
 #include "cli/case_input.h"
@@ -145,18 +146,23 @@ void printListing(const CaseInput& input, const Case<T>& loaded, const props::Ve
     }
 }
 
+// The properties `replay` judges on `graph`: those that apply to it, or the one named even where it
+// does not (a saved failure's replay says why it compares nothing).
 template <class T>
-int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
-             bool survey, bool full, const BudgetOptions& budget) {
-  // The properties that apply to the graph; a property named runs even where it does not (a saved
-  // failure's replay says why it compares nothing).
-  auto choose = [&](const Graph<T>& graph) {
-    auto chosen = judgedProperties<T>(property, source.external(), judging, graph);
-    if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
-    return chosen;
-  };
-  auto loaded = loadCase<T>(input, [&](const Case<T>& c) {
-    const auto chosen = choose(c.graph);
+std::vector<const props::NamedProperty<T>*> replayedProperties(const std::string& property, const EngineSource& source,
+                                                               const Judging& judging, const Graph<T>& graph) {
+  auto chosen = judgedProperties<T>(property, source.external(), judging, graph);
+  if (chosen.empty() && props::findProperty<T>(property)) chosen.push_back(props::findProperty<T>(property));
+  return chosen;
+}
+
+// A saved case loaded for replay on carrier T, refused when one draw of the properties replayed on
+// it would pass the budget.
+template <class T>
+Result<Case<T>> loadForReplay(const CaseInput& input, const std::string& property, const EngineSource& source,
+                              const Judging& judging, const BudgetOptions& budget) {
+  return loadCase<T>(input, [&](const Case<T>& c) {
+    const auto chosen = replayedProperties<T>(property, source, judging, c.graph);
     const double runs = static_cast<double>(std::max<std::size_t>(chosen.size(), 1));
     PassCounts passes =
         withAccuracyRuns(propertyPasses(runs, 3), runsOf(chosen, "accuracy"), 0, judging.domainOf<T>("accuracy"));
@@ -165,9 +171,25 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
       passes.fixedWork = literalReaderWork(c.graph, distinctLeafValues(c), reader, 0);
     return budgetGate<T>(passes, budget)(c);
   });
+}
+
+// One property judged on a loaded case as `judging` judges it (on the exact domain where it puts
+// the property).
+template <class T>
+props::Verdict judgeLoaded(const props::NamedProperty<T>& property, const EngineSource& source, const Judging& judging,
+                           const Case<T>& loaded) {
+  props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile,
+                                    judging.domainOf<T>(property.name) == gen::Domain::exact};
+  return props::checkLoadedCase(property, subject, loaded);
+}
+
+template <class T>
+int replayOn(const CaseInput& input, const std::string& property, const EngineSource& source, const Judging& judging,
+             bool survey, bool full, const BudgetOptions& budget) {
+  auto loaded = loadForReplay<T>(input, property, source, judging, budget);
   if (!loaded) return report(kUsage, loaded.error().message);
   if (!loaded->inputs) return report(kUsage, input.path + ": values: replay needs the input values");
-  const auto chosen = choose(loaded->graph);
+  const auto chosen = replayedProperties<T>(property, source, judging, loaded->graph);
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   fmt::print("replay {} on {} with engine {}, {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
              judging.verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging.domain)),
@@ -180,9 +202,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   std::size_t failed = 0;
   props::Verdict shown;
   for (const auto* p : chosen) {
-    props::EngineUnderTest<T> subject{source.engine<T>(), judging.policy, judging.profile,
-                                      judging.domainOf<T>(p->name) == gen::Domain::exact};
-    props::Verdict verdict = props::checkLoadedCase(*p, subject, *loaded);
+    props::Verdict verdict = judgeLoaded(*p, source, judging, *loaded);
     std::string result = !verdict.holds                ? "FAIL: " + verdict.why
                          : !verdict.unsupported.empty() ? "not run (the engine does not support op " + verdict.unsupported + ")"
                          : !verdict.skipped.empty()     ? "not compared (does not apply: " + verdict.skipped + ")"
@@ -492,6 +512,22 @@ int showCase(const ShowOptions& options, const Program& program) {
   auto carrier = chooseName("carrier", options.carrier, input->carrier, fallback, kCarrierNames);
   if (!carrier) return report(kUsage, "show: " + carrier.error().message);
   return withCarrier(*carrier, [&]<class T>() { return showOn<T>(*input, options.dot, options.full, program, options.budget); });
+}
+
+Result<props::Verdict> rejudgeSavedCase(const CaseInput& input, const EngineSource& source, const Judging& judging,
+                                        const BudgetOptions& budget) {
+  assert(std::ranges::find(kCarrierNames, input.carrier) != kCarrierNames.end() && "callers match a row's carrier");
+  Result<props::Verdict> verdict = fail("not judged");
+  withCarrier(input.carrier, [&]<class T>() {
+    const auto* property = props::findProperty<T>(input.property);
+    auto loaded = loadForReplay<T>(input, input.property, source, judging, budget);
+    if (!property) verdict = fail(fmt::format("{}: {} is not a property on {}", input.path, input.property, input.carrier));
+    else if (!loaded) verdict = std::unexpected(loaded.error());
+    else if (!loaded->inputs) verdict = fail(input.path + ": values: a saved counterexample gives the input values");
+    else verdict = judgeLoaded(*property, source, judging, *loaded);
+    return 0;
+  });
+  return verdict;
 }
 
 }  // namespace tc::cli

@@ -5,10 +5,15 @@
 #include <string>
 
 #include "cli/budget.h"
+#include "core/support/result.h"
+#include "properties/compare.h"
 
 namespace tc::cli {
 
 struct Program;
+struct CaseInput;
+struct Judging;
+class EngineSource;
 
 //! Values a listing of `replay` or `show` gives a position, per column, without --full: more are
 //! abbreviated to the first few, the last and how many ("0.1 0.2 … 0.9 (3025 values)").
@@ -69,5 +74,12 @@ struct ShowOptions {
 //! Prints the listing of a case, or with `dot` a Graphviz picture; a saved failure's differing
 //! positions are marked.
 int showCase(const ShowOptions& options, const Program& program);
+
+//! A saved counterexample's case judged again by the property and on the carrier its failure object
+//! names (which must be one of tapecheck's carriers), by `source` as `judging` judges that property:
+//! the verdict, or why the file cannot be judged (it does not load, passes the budget, or gives no
+//! input values). The failure database of `run` (cli/saved_failures.h) replays with it.
+Result<props::Verdict> rejudgeSavedCase(const CaseInput& input, const EngineSource& source, const Judging& judging,
+                                        const BudgetOptions& budget);
 
 }  // namespace tc::cli

@@ -165,9 +165,21 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   runCommand->add_option("--junit", run.junitFile, "write JUnit XML (a testcase per property x carrier) to this file")
       ->check(kNonEmptyPath);
   runCommand->add_flag("--quiet", run.quiet, "print only failures and the summary line");
+  runCommand->add_option("--corpus", run.corpus,
+                         "judge first the counterexamples saved for this engine in this folder (default: the "
+                         "--save-failures folder)")
+      ->check(kNonEmptyPath);
+  runCommand->add_flag("!--no-replay-saved", run.replaySaved,
+                       "do not judge the saved counterexamples before generating cases");
+  auto* timeBudget = runCommand->add_option(
+      "--time-budget", run.timeBudget,
+      "keep running every row in rounds with seeds S, S+1, ... until this many seconds are spent (a soak run; "
+      "a row that fails is not run again)");
+  timeBudget->check(CLI::Range(0.001, 1e7));
   addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
   addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate, run.engineLog);
   addSurvey(runCommand, run.survey);
+  timeBudget->excludes(runCommand->get_option("--survey"));  // a survey's kinds are tallied per round
 
   ReplayOptions replay;
   auto* replayCommand = app.add_subcommand("replay", "Re-run a saved counterexample's property (or all) and print the listing");

@@ -13,12 +13,14 @@
 #include <fstream>
 #include <vector>
 
+#include "cli/budget.h"
 #include "cli/case_input.h"
 #include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
 #include "cli/output_files.h"
 #include "cli/run_output.h"
 #include "cli/run_report.h"
+#include "cli/saved_failures.h"
 #include "core/carriers/dispatch.h"
 #include "core/io/document_format.h"
 #include "core/ops/library.hpp"
@@ -179,6 +181,82 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
 constexpr std::string_view kVerdictHeading =
     "the engine verdict (rows marked (exact) on the exact domain, the others on every value)";
 
+// How often a run with --time-budget says how far it is, in seconds.
+constexpr double kRoundLineSeconds = 30;
+
+// Adds a later round's run of a row: its counts, and its counterexample's listing and file when
+// the row had none.
+void absorbRow(RunRow& row, RunRow&& later) {
+  if (!row.run.failure && later.run.failure) row.savedFile = std::move(later.savedFile), row.listing = std::move(later.listing);
+  row.run.absorb(later.run);
+  row.saveErrors.insert(row.saveErrors.end(), later.saveErrors.begin(), later.saveErrors.end());
+}
+
+// Runs the shard's rows (`mine` of them) into `result`: one round with the run's seed, or with
+// --time-budget rounds with seeds seed, seed + 1, ... until the time is spent (judged after each
+// row, so the last round may end early; a row that failed is not run again). Prints each
+// failure's report as it is found and, with a budget, a line per round.
+void runRounds(const RunSession& session, const RunOptions& options, const Program& program, const Shard& shard,
+               std::size_t mine, RunReport& result) {
+  const std::vector<PlannedRow>& planned = session.rows();
+  const Judging& judging = session.judging();
+  const bool verdict = judging.verdict;
+  std::vector<std::optional<std::size_t>> reported(planned.size());  // where each row is in result.rows
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  bool spent = false;
+  double lastLine = 0;
+  for (result.rounds = 0; !spent; ++result.rounds) {
+    const std::uint64_t seed = result.seed + result.rounds;
+    Progress progress(mine, !options.quiet);
+    std::size_t ran = 0, cases = 0;
+    for (std::size_t r = 0; r < planned.size() && !spent; ++r) {
+      if (!shard.runs(r) || (reported[r] && result.rows[*reported[r]].run.failure)) continue;
+      const PlannedRow& row = planned[r];
+      // Coverage per carrier, and in the engine verdict per domain too (the exact domain's floors differ).
+      const std::string label = verdict && row.domain == gen::Domain::exact ? row.carrier + " (exact)" : row.carrier;
+      auto coverage = std::ranges::find(result.coverage, label, &CarrierCoverage::carrier);
+      if (coverage == result.coverage.end()) {
+        withCarrier(row.carrier, [&]<class T>() {
+          result.coverage.push_back({label, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(judging.profile, row.domain))});
+          return 0;
+        });
+        coverage = std::prev(result.coverage.end());
+      }
+      RowOutcome outcome = session.runRow(r, seed, coverage->tally);
+      if (!outcome.failureReport.empty()) {
+        std::string replay = outcome.row.savedFile.empty() ? ""
+            : fmt::format("replay: {} replay {}{}\n", program.name, outcome.row.savedFile, outcome.replayFlags);
+        fmt::print("{}{}rerun:  {} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}\n",
+                   outcome.failureReport, replay, program.name, row.property, row.carrier, session.source().flags(),
+                   JudgedBy{judging, outcome.row.domain, options.profileFile}.flags(), seed, options.cases,
+                   options.maxSize);
+      }
+      ++ran, cases += outcome.row.run.cases;
+      if (reported[r]) {
+        absorbRow(result.rows[*reported[r]], std::move(outcome.row));
+      } else {
+        reported[r] = result.rows.size();
+        result.rows.push_back(std::move(outcome.row));
+        result.rows.back().domainShown = verdict;
+      }
+      progress.step(row.property + " " + row.carrier);
+      spent = options.timeBudget > 0 && elapsed() >= options.timeBudget;
+    }
+    if (ran == 0) break;  // every row has failed: nothing is left to run (and this is no round)
+    if (options.timeBudget == 0) spent = true;  // else until the budget is spent
+    // A progress line for the first round, the last, and one every kRoundLineSeconds between.
+    const double now = elapsed();
+    if (options.timeBudget > 0 && !options.quiet && (result.rounds == 0 || spent || now - lastLine >= kRoundLineSeconds)) {
+      fmt::print("round {}: seed {}, {} row{}, {} cases; {:.1f} s of {:g} s\n", result.rounds + 1, seed, ran,
+                 ran == 1 ? "" : "s", cases, now, options.timeBudget);
+      std::fflush(stdout);
+      lastLine = now;
+    }
+  }
+  result.seconds = elapsed();
+}
+
 }  // namespace
 
 RunSession::RunSession(const RunOptions& options, std::unique_ptr<EngineSource> source, Judging judging)
@@ -220,6 +298,15 @@ RowOutcome RunSession::runRow(std::size_t r, std::uint64_t seed, gen::CoverageTa
   return outcome;
 }
 
+SavedReport RunSession::replaySaved(const std::vector<bool>& runs) const {
+  assert(runs.empty() || runs.size() == rows_.size());
+  std::vector<PlannedRow> judged;
+  for (std::size_t r = 0; r < rows_.size(); ++r)
+    if (runs.empty() || runs[r]) judged.push_back(rows_[r]);
+  return replaySavedFailures(options_.corpus.empty() ? options_.saveDir : options_.corpus, judged, *source_, judging_,
+                             options_.profileFile, BudgetOptions{});
+}
+
 int runProperties(const RunOptions& options, const Program& program) {
   auto shard = shardOf(options);
   if (!shard) return report(kUsage, "run: " + shard.error().message);
@@ -233,7 +320,7 @@ int runProperties(const RunOptions& options, const Program& program) {
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
-  result.casesPerProperty = options.cases, result.maxSize = options.maxSize;
+  result.casesPerProperty = options.cases, result.maxSize = options.maxSize, result.timeBudget = options.timeBudget;
   result.engine = source->command().empty() ? source->name() : source->command();
   result.policy = props::policyName(judging->policy), result.survey = options.survey;
   result.domain = verdict ? "engine verdict" : options.domain.empty() ? "default" : options.domain;
@@ -245,39 +332,31 @@ int runProperties(const RunOptions& options, const Program& program) {
     return report(kUsage, fmt::format("run: shard {}/{} has no rows: the run has {} row{}", shard->index, shard->count,
                                       planned.size(), planned.size() == 1 ? "" : "s"));
   if (!options.quiet)
-    fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}\n",
+    fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}{}\n",
                program.name, options.cases, result.seed, source->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name),
                verdict ? std::string(kVerdictHeading) : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
                options.maxSize,
+               options.timeBudget > 0
+                   ? fmt::format(", time budget {:g} s (rounds with seeds {}, {}, ...)", options.timeBudget, result.seed,
+                                 result.seed + 1)
+                   : "",
                shard->count > 1 ? fmt::format(", shard {}: {} of {} rows", result.shard, mine, planned.size()) : "");
 
-  Progress progress(mine, !options.quiet);
-  auto start = std::chrono::steady_clock::now();
-  for (std::size_t r = 0; r < planned.size(); ++r) {
-    if (!shard->runs(r)) continue;
-    const PlannedRow& row = planned[r];
-    // Coverage per carrier, and in the engine verdict per domain too (the exact domain's floors differ).
-    const std::string label = verdict && row.domain == gen::Domain::exact ? row.carrier + " (exact)" : row.carrier;
-    if (result.coverage.empty() || result.coverage.back().carrier != label)
-      withCarrier(row.carrier, [&]<class T>() {
-        result.coverage.push_back({label, {}, gen::coverageFloors<T>(props::caseOptionsFor<T>(profile, row.domain))});
-        return 0;
-      });
-    RowOutcome outcome = (*session)->runRow(r, result.seed, result.coverage.back().tally);
-    if (!outcome.failureReport.empty()) {
-      std::string replay = outcome.row.savedFile.empty() ? ""
-          : fmt::format("replay: {} replay {}{}\n", program.name, outcome.row.savedFile, outcome.replayFlags);
-      fmt::print("{}{}rerun:  {} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}\n",
-                 outcome.failureReport, replay, program.name, row.property, row.carrier, source->flags(),
-                 JudgedBy{*judging, outcome.row.domain, options.profileFile}.flags(), result.seed, options.cases,
-                 options.maxSize);
-    }
-    result.rows.push_back(std::move(outcome.row));
-    if (verdict) result.rows.back().domainShown = true;
-    progress.step(row.property + " " + row.carrier);
+  if ((*session)->replaysSaved()) {
+    std::vector<bool> runs(planned.size());
+    for (std::size_t r = 0; r < planned.size(); ++r) runs[r] = shard->runs(r);
+    result.saved = (*session)->replaySaved(runs);
+    if (!result.saved->empty() || (!options.quiet && result.saved->others))
+      fmt::print("{}", formatSavedReport(
+                           *result.saved,
+                           [&](const SavedCase& saved) {
+                             return fmt::format("{} replay {}{}", program.name, shellWord(saved.file), saved.replayFlags);
+                           },
+                           options.quiet));
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  runRounds(**session, options, program, *shard, mine, result);
   for (const auto& c : result.coverage)
     for (const std::string& shortfall : c.tally.shortfalls(c.floors)) result.coverageShortfalls.push_back(c.carrier + ": " + shortfall);
 
@@ -287,10 +366,17 @@ int runProperties(const RunOptions& options, const Program& program) {
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
   std::size_t total = 0, failed = 0, compared = 0;
   for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed(), compared += r.run.compared();
-  std::string outcome = failed ? fmt::format("{} FAILED", failed) : std::string("all passed");
+  const std::size_t again = result.saved ? result.saved->count(SavedCase::Outcome::stillFails) : 0;
+  std::string outcome = failed ? fmt::format("{} FAILED", failed) : again ? "" : std::string("all passed");
+  if (again)
+    outcome += fmt::format("{}{} saved counterexample{} still fail{}", failed ? ", " : "", again, again == 1 ? "" : "s",
+                           again == 1 ? "s" : "");
   if (!result.coverageShortfalls.empty()) outcome += ", coverage below floor";
-  fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), seed {}: {}\n", options.quiet ? "" : "\n", result.rows.size(), total,
-             result.seconds, total / std::max(result.seconds, 1e-9), result.seed, outcome);
+  const std::string seeds = result.rounds == 1 ? fmt::format("seed {}", result.seed)
+                            : fmt::format("seeds {} to {} ({} rounds)", result.seed, result.seed + result.rounds - 1,
+                                          result.rounds);
+  fmt::print("{}{} properties x carriers, {} cases in {:.2f} s ({:.0f} cases/s), {}: {}\n", options.quiet ? "" : "\n",
+             result.rows.size(), total, result.seconds, total / std::max(result.seconds, 1e-9), seeds, outcome);
   std::size_t errors = reportSaveErrors(result.rows);
   if (!options.jsonFile.empty())
     if (auto written = writeWhole(options.jsonFile, runReportJson(result)); !written)

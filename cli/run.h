@@ -32,6 +32,9 @@ struct RunOptions {
   std::string profileFile;             //!< the engine's profile as JSON; empty: the `spec` profile
   bool survey = false;                //!< tally every failure by kind instead of stopping at the first
   std::string saveDir = "tapecheck-failures";
+  std::string corpus;                 //!< --corpus: where saved counterexamples are judged first; empty: saveDir
+  bool replaySaved = true;            //!< judge the saved counterexamples first (not in a survey)
+  double timeBudget = 0;              //!< --time-budget: seconds of rounds with seeds seed, seed+1, ...; 0: one round
   int maxSize = 100;                  //!< generated cases grow from size 0 to this (0..100)
   std::string shard;                  //!< "I/N": run rows I, I+N, ...; default from GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS
   std::string jsonFile, junitFile;    //!< machine-readable reports, when named
@@ -71,6 +74,12 @@ class RunSession {
   //! Runs rows()[r] with `seed`, its cases' coverage counted in `coverage`; saves a failure's
   //! counterexample in options.saveDir (or a survey's examples).
   RowOutcome runRow(std::size_t r, std::uint64_t seed, gen::CoverageTally& coverage) const;
+
+  //! Whether the run judges saved counterexamples first: asked (options.replaySaved) and not a survey.
+  bool replaysSaved() const { return options_.replaySaved && !options_.survey; }
+  //! The failure database: the counterexamples saved for this engine in options.corpus (default
+  //! options.saveDir) on the rows `runs` marks (empty: every row), judged as those rows are.
+  SavedReport replaySaved(const std::vector<bool>& runs = {}) const;
 
  private:
   RunSession(const RunOptions& options, std::unique_ptr<EngineSource> source, Judging judging);

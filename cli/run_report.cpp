@@ -23,6 +23,45 @@ std::string xmlEscaped(const std::string& text) {
   return out;
 }
 
+const char* outcomeName(SavedCase::Outcome outcome) {
+  switch (outcome) {
+    case SavedCase::Outcome::stillFails: return "fail";
+    case SavedCase::Outcome::nowPasses: return "pass";
+    case SavedCase::Outcome::notCompared: return "not compared";
+    case SavedCase::Outcome::notJudged: return "not judged";
+  }
+  return "";
+}
+
+nlohmann::json savedJson(const std::optional<SavedReport>& saved) {
+  if (!saved) return nullptr;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const SavedCase& c : saved->cases)
+    cases.push_back({{"file", c.file},
+                     {"property", c.property},
+                     {"carrier", c.carrier},
+                     {"domain", c.domain},
+                     {"result", outcomeName(c.outcome)},
+                     {"why", c.why}});
+  return {{"dir", saved->dir},
+          {"cases", std::move(cases)},
+          {"others", saved->others},
+          {"unreadable", saved->unreadable},
+          {"passed", saved->passed()}};
+}
+
+// The saved counterexamples as one testcase, failed when one fails again.
+std::string savedTestcase(const SavedReport& saved) {
+  std::string out = "    <testcase classname=\"tapecheck.saved\" name=\"saved counterexamples\" time=\"0\"";
+  std::string failures;
+  for (const SavedCase& c : saved.cases)
+    if (c.outcome == SavedCase::Outcome::stillFails)
+      failures += fmt::format("{} ({} on {}): {}\n", c.file, c.property, c.carrier, c.why);
+  if (failures.empty()) return out + fmt::format("><system-out>{}</system-out></testcase>\n", xmlEscaped(saved.summary()));
+  return out + fmt::format(">\n      <failure message=\"{}\" type=\"saved-counterexample\">{}</failure>\n    </testcase>\n",
+                           xmlEscaped(saved.summary()), xmlEscaped(failures));
+}
+
 }  // namespace
 
 std::string RunRow::shrinkerFault() const {
@@ -35,7 +74,7 @@ std::string RunRow::shrinkerFault() const {
 bool RunReport::passed() const {
   for (const RunRow& row : rows)
     if (!row.run.passed()) return false;
-  return coverageShortfalls.empty();
+  return coverageShortfalls.empty() && (!saved || saved->passed());
 }
 
 std::string runReportJson(const RunReport& report) {
@@ -94,23 +133,30 @@ std::string runReportJson(const RunReport& report) {
            {"survey", report.survey},
            {"profile", report.profile},
            {"max_size", report.maxSize},
+           {"time_budget", report.timeBudget},
+           {"rounds", report.rounds},
            {"shard", report.shard},
            {"seconds", report.seconds},
            {"passed", report.passed()},
            {"results", results},
            {"coverage", coverage},
-           {"coverage_shortfalls", report.coverageShortfalls}};
+           {"coverage_shortfalls", report.coverageShortfalls},
+           {"saved", savedJson(report.saved)}};
   return out.dump(2) + "\n";
 }
 
 std::string runReportJunit(const RunReport& report, const std::string& coverageTable) {
   std::size_t failures = 0;
   for (const RunRow& row : report.rows) failures += !row.run.passed();
+  // The saved counterexamples' testcase, when the run judged any.
+  const bool saved = report.saved && !report.saved->empty();
+  const std::size_t tests = report.rows.size() + (saved ? 1 : 0);
+  failures += saved && !report.saved->passed();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"tapecheck\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", report.rows.size(),
+  out += fmt::format("<testsuites name=\"tapecheck\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n", tests,
                      failures, report.seconds);
   out += fmt::format("  <testsuite name=\"tapecheck run\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n",
-                     report.rows.size(), failures, report.seconds);
+                     tests, failures, report.seconds);
   out += "    <properties>\n";
   for (const auto& [name, value] : {std::pair<std::string, std::string>{"seed", std::to_string(report.seed)},
                                     {"cases", std::to_string(report.casesPerProperty)},
@@ -119,9 +165,11 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
                                     {"policy", report.policy},
                                     {"survey", std::string(report.survey ? "true" : "false")},
                                     {"max-size", std::to_string(report.maxSize)},
+                                    {"rounds", std::to_string(report.rounds)},
                                     {"shard", report.shard}})
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xmlEscaped(value));
   out += "    </properties>\n";
+  if (saved) out += savedTestcase(*report.saved);
   for (const RunRow& row : report.rows) {
     out += fmt::format("    <testcase classname=\"tapecheck.{}\" name=\"{}\" time=\"{:.4f}\"", xmlEscaped(row.carrier),
                        xmlEscaped(row.property), row.run.ms / 1000);

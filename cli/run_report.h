@@ -2,9 +2,11 @@
 // What a `tapecheck run` found, and its machine-readable forms (--json, --junit).
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/saved_failures.h"
 #include "generators/coverage.h"
 #include "properties/runner/runner.h"
 
@@ -47,20 +49,25 @@ struct RunReport {
   nlohmann::json profile;  //!< the engine's profile (profileToJson)
   bool survey = false;
   int maxSize = 100;
+  double timeBudget = 0;    //!< --time-budget in seconds; 0: none
+  std::uint64_t rounds = 1;  //!< rounds of the rows, with seeds seed, seed + 1, ...
   double seconds = 0;
   std::vector<RunRow> rows;
   std::vector<CarrierCoverage> coverage;
   std::vector<std::string> coverageShortfalls;  //!< "rational: op matmul: 0.4% of 1000 cases, floor 2%"
+  std::optional<SavedReport> saved;             //!< the saved counterexamples judged first; none with --no-replay-saved
   bool passed() const;
 };
 
 //! One JSON object: settings (seed, engine, policy, survey, ...), "passed", "results" (one per row:
 //! cases, compared, skipped, unsupported, failed, the policy that judged it, a failure, the
-//! survey's kinds) and "coverage" per carrier.
+//! survey's kinds), "coverage" per carrier and "saved" (the saved counterexamples judged first, or
+//! null).
 std::string runReportJson(const RunReport& report);
 
 //! JUnit XML: one testcase per property × carrier (classname "tapecheck.<carrier>"); a failure
-//! holds the verdict and the listing; the coverage table goes to the suite's system-out.
+//! holds the verdict and the listing; the coverage table goes to the suite's system-out. The saved
+//! counterexamples judged first are one more testcase ("tapecheck.saved"), failed when one fails again.
 std::string runReportJunit(const RunReport& report, const std::string& coverageTable);
 
 }  // namespace tc::cli

@@ -78,6 +78,9 @@ Result<cli::RunOptions> optionsFromEnvironment() {
   if (!isolate) return std::unexpected(isolate.error());
   options.isolate = *isolate;
   if (auto saveDir = variable("TAPECHECK_SAVE_DIR")) options.saveDir = *saveDir;
+  auto replaySaved = number("TAPECHECK_REPLAY_SAVED", 0, 1);
+  if (!replaySaved) return std::unexpected(replaySaved.error());
+  options.replaySaved = replaySaved->value_or(1) == 1;
   return options;
 }
 
@@ -116,6 +119,23 @@ std::string failureMessage(const cli::RowOutcome& outcome, const cli::RunOptions
   return message;
 }
 
+// The failure database of the test's row: the counterexamples saved for it are judged before its
+// cases are generated; the test fails on one that fails again, naming the command that replays it.
+void judgeSaved(const cli::RunSession& session, const Registered& registered, const std::source_location& where) {
+  const cli::SavedReport saved = session.replaySaved();
+  if (saved.empty()) return;
+  const std::string text = cli::formatSavedReport(
+      saved,
+      [&](const cli::SavedCase& c) {
+        return fmt::format("TAPECHECK_REPLAY={} {}", cli::shellWord(std::filesystem::absolute(c.file).string()),
+                           cli::shellWord(registered.executable));
+      },
+      false);
+  fmt::print("tapecheck: {}", text);
+  std::fflush(stdout);
+  if (!saved.passed()) failAt(where, "tapecheck: " + text);
+}
+
 // The body of ENGINE/PROPERTY.CARRIER: the row of `run --engine ENGINE --property PROPERTY
 // --carrier CARRIER` with the environment's options.
 void runRowTest(const Registered& registered, const std::string& engine, const cli::PlannedRow& planned,
@@ -131,6 +151,7 @@ void runRowTest(const Registered& registered, const std::string& engine, const c
   std::fflush(stdout);
   auto session = cli::RunSession::open(*options, registered.program);
   if (!session) return failAt(where, "tapecheck: " + session.error().message);
+  if ((*session)->replaysSaved()) judgeSaved(**session, registered, where);
   gen::CoverageTally coverage;
   cli::RowOutcome outcome = (*session)->runRow(0, seed, coverage);
   outcome.row.domainShown = (*session)->judging().verdict;

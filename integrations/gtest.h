@@ -20,6 +20,8 @@
 //   TAPECHECK_SAVE_DIR   where shrunk counterexamples are saved (default tapecheck-failures)
 //   TAPECHECK_ISOLATE    1 (default): the engine runs in a forked copy of the test program, so a crash
 //                        or a hang fails the test; 0: in the test's own process
+//   TAPECHECK_REPLAY_SAVED  1 (default): each test first judges the counterexamples saved for its row
+//                        in TAPECHECK_SAVE_DIR, and fails on one that fails again; 0: it does not
 // A failing test's message is the verdict, the shrunk listing, the saved file and the command that
 // replays it: `TAPECHECK_REPLAY=FILE TEST_PROGRAM`, which registers one test, tapecheck.replay,
 // that replays the file on the engine that failed (as `PROGRAM replay FILE` does) and fails while

@@ -27,6 +27,7 @@ PY
 # shrinker-takes-passing-candidate (a passing candidate taken), a real failure of an engine is reported as tapecheck's internal error, exit 2, not saved
 # as a counterexample that replays green.
 shrinker_status=0
+rm -rf build-mutants/shrinker-check  # a fresh folder: a run judges the counterexamples saved there first
 TAPECHECK_MUTANT=shrinker-takes-passing-candidate ./build-mutants/tapecheck run --quiet --cases 100 --seed 1 --carrier rational \
   --property compileChecked_backwardDenseFrom --save-failures build-mutants/shrinker-check \
   --engine-cmd "/usr/bin/python3 tests/engines/independent/engine.py --bug mean_nodiv" \

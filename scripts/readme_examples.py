@@ -155,6 +155,12 @@ BLOCKS = [
     Block("scalar-bug", [Step(f'./build/tapecheck run --engine-cmd "{SCALAR_BUG}" --carrier rational --cases 200 '
                               f'--seed 1', keep=[(r"^compileChecked_backwardDenseFrom_eq_tape failed", r"^saved:"),
                                                  r"properties x carriers"])]),
+    Block("saved-first", [
+        Step(f'./build/tapecheck run --engine-cmd "{SCALAR_BUG}" --carrier rational '
+             f'--property compileChecked_backwardDenseFrom --cases 100 --seed 1 --quiet', keep=[r"properties x carriers"]),
+        Step(f'./build/tapecheck run --engine-cmd "{SCALAR_BUG}" --carrier rational '
+             f'--property compileChecked_backwardDenseFrom --cases 1 --max-size 0 --seed 2',
+             keep=[r"saved counterexamples? in ", r"^  (still fails|now passes|replay):", r"properties x carriers"])]),
     Block("exact-double", [Step("./build/tapecheck run --cases 100 --seed 1 --domain exact --carrier double", keep=[
         r"^tapecheck run:", r"^$", r"^property ", r"^(backwardDenseAllFrom_eq_dense|determinism|exact_reference) ",
         r"properties x carriers"])]),

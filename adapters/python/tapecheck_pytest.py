@@ -28,7 +28,8 @@ collection, and makes an item of every row of the report; each item then reports
 failure whose message is that row's part of tapecheck's output (why, the shrunk listing, the saved file
 and the `replay:` and `rerun:` commands), or for a row that compared nothing its reason. A last item,
 `coverage`, carries the run's coverage floors (failed when one is missed, skipped when no carrier ran the
-cases the floors are judged from). So the engine starts once per session, also under `-k` or
+cases the floors are judged from); when the run judged counterexamples saved by earlier runs first (the
+failure database, docs/cli.md), an item `saved` fails when one of them fails again. So the engine starts once per session, also under `-k` or
 `--collect-only`. A run that ends in a usage error or breaks off (exit status 2, an engine that never
 says hello, no report) is a collection error with tapecheck's own message. The items are named
 `conftest.py::tapecheck::PROPERTY[CARRIER]`; pytest's own --junitxml reports them.
@@ -233,14 +234,31 @@ class TapecheckFile(pytest.File):
         yield TapecheckRun.from_parent(self, name="tapecheck", spec=self.spec)
 
 
+SAVED_SUMMARY = re.compile(r"^(\d+ saved counterexamples? in |no saved counterexample for this engine in )")
+
+
 @dataclass
 class RunOutcome:
-    """What one `tapecheck run` said: its report, its output split per row, where it ran."""
+    """What one `tapecheck run` said: its report, its output split per row, where it ran, and what it
+    said of the saved counterexamples it judged first."""
     argv: list
     directory: Path
     report: dict
     blocks: dict
     not_judged: list
+    saved_text: str = ""
+
+
+def _saved_block(stdout):
+    """What the run printed of the saved counterexamples: the summary line and its indented lines."""
+    lines = stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if SAVED_SUMMARY.match(line)), None)
+    if start is None:
+        return ""
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return "\n".join(lines[start:end])
 
 
 def _failure_blocks(stdout):
@@ -294,11 +312,13 @@ class TapecheckRun(pytest.Collector):
                 f"{self.spec.source}\n  in {self.spec.directory}: {command}\n"
                 f"{done.stderr.rstrip()}\n{done.stdout[-4000:].rstrip()}".rstrip())
         failed_rows = [r for r in report["results"] if r["result"] != "pass"]
-        if done.returncode == 1 and not failed_rows and not report.get("coverage_shortfalls"):
-            raise TapecheckError(f"{PLUGIN}: tapecheck failed (exit status 1) but its report names no failing row "
-                                 f"or coverage floor: {command}\n{done.stderr}{done.stdout[-4000:]}")
+        saved_failed = not (report.get("saved") or {}).get("passed", True)
+        if done.returncode == 1 and not failed_rows and not report.get("coverage_shortfalls") and not saved_failed:
+            raise TapecheckError(f"{PLUGIN}: tapecheck failed (exit status 1) but its report names no failing row, "
+                                 f"coverage floor or saved counterexample: {command}\n{done.stderr}{done.stdout[-4000:]}")
         not_judged = [line for line in done.stdout.splitlines() if line.startswith("coverage floors not judged on ")]
-        return RunOutcome(argv, self.spec.directory, report, _failure_blocks(done.stdout), not_judged)
+        return RunOutcome(argv, self.spec.directory, report, _failure_blocks(done.stdout), not_judged,
+                          _saved_block(done.stdout))
 
     def collect(self):
         outcome = self._run()
@@ -308,6 +328,9 @@ class TapecheckRun(pytest.Collector):
                 name = f"{row['property']}[{row['carrier']}-{row['domain']}]"
             yield TapecheckRow.from_parent(self, name=name, row=row, outcome=outcome)
         yield TapecheckCoverage.from_parent(self, name="coverage", outcome=outcome)
+        saved = outcome.report.get("saved")
+        if saved and (saved.get("cases") or saved.get("unreadable")):
+            yield TapecheckSaved.from_parent(self, name="saved", outcome=outcome)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, TapecheckError):
@@ -391,3 +414,21 @@ class TapecheckCoverage(TapecheckItem):
                                     if len(report["coverage_shortfalls"]) > 1 else ""))
         if self.outcome.not_judged and len(self.outcome.not_judged) >= len(report.get("coverage", {})):
             _skip("; ".join(self.outcome.not_judged))
+
+
+class TapecheckSaved(TapecheckItem):
+    """The counterexamples saved by earlier runs, judged first: one that fails again fails the verdict."""
+
+    def reportinfo(self):
+        return self.path, 0, "tapecheck saved counterexamples"
+
+    def runtest(self):
+        saved = self.outcome.report["saved"]
+        if saved["passed"]:
+            return
+        again = [c for c in saved["cases"] if c["result"] == "fail"]
+        text = self.outcome.saved_text or "\n".join(f"still fails: {c['file']}: {c['why']}" for c in again)
+        raise TapecheckError(f"saved FAILED: {len(again)} saved counterexample{'s' if len(again) != 1 else ''} "
+                             f"still fail{'s' if len(again) == 1 else ''}\n{text}\n{self._where()}",
+                             f"{again[0]['file']} still fails: {again[0]['why']}" if again else None)
+

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cassert>
+
 #include "properties/runner/report.h"
 
 #include "core/carriers/rational.h"
@@ -54,6 +56,16 @@ std::string PropertyRun::partlyCompared() const {
 std::string PropertyRun::whyNotPassed() const {
   if (failure) return failure->verdict.why + "\n" + failure->shrunk.dump();
   return nothingCompared();
+}
+
+void PropertyRun::absorb(const PropertyRun& later) {
+  assert(kinds.empty() && later.kinds.empty() && "a survey's kinds are not merged");
+  cases += later.cases, skipped += later.skipped, unsupported += later.unsupported, failed += later.failed;
+  underDeviation += later.underDeviation, ms += later.ms;
+  for (const auto& [reason, count] : later.skipReasons) skipReasons[reason] += count;
+  for (const auto& [op, count] : later.unsupportedOps) unsupportedOps[op] += count;
+  for (const auto& [name, measure] : later.measures) measures[name].widen(measure);
+  if (!failure && later.failure) failure = later.failure;
 }
 
 std::vector<std::string_view> allPropertyNames() {

@@ -64,6 +64,10 @@ struct PropertyRun {
   //! Why the run did not pass, for a message: the first failure's reason and shrunk case, else
   //! why nothing was compared; empty when it passed.
   std::string whyNotPassed() const;
+  //! Adds a later run of the same property on the same carrier (another seed): its counts and
+  //! time, the worse of each measure, and its counterexample when this run has none. Not for a
+  //! survey's kinds, which are tallied per run.
+  void absorb(const PropertyRun& later);
 };
 
 //! The seed of case `index` of a property on a carrier, in a run with `runSeed`.

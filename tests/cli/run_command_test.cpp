@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@ namespace {
 
 using tc::testing::CommandRun;
 using tc::testing::runTapecheck;
+using tc::testing::source;
 
 TEST(RunCommand, TableNamesEveryPropertyAndCarrier) {
   // 25 cases per row: fewer than 400 per carrier, so that no coverage floor is judged from a sample
@@ -272,6 +274,56 @@ TEST(RunCommand, ARunThatWouldCheckNothingIsAUsageError) {
     EXPECT_EQ(run.status, 2) << run.out;
     EXPECT_NE(run.err.find("the engine command is empty"), std::string::npos) << run.err;
   }
+}
+
+// --time-budget: rounds of every row with seeds S, S+1, ... until the time is spent; the report
+// counts each row's cases over the rounds. (Only a lower bound on the time is asserted: a busy
+// machine makes a run longer, never shorter.)
+TEST(RunCommand, ATimeBudgetRunsRoundsOfSuccessiveSeeds) {
+  const std::string report = ::testing::TempDir() + "time_budget_" + std::to_string(getpid()) + ".json";
+  CommandRun run = runTapecheck("run --cases 5 --seed 3 --carrier modp --property linearity --time-budget 0.5 --json " + report);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  auto json = nlohmann::json::parse(std::ifstream(report));
+  const std::uint64_t rounds = json["rounds"];
+  EXPECT_GE(json["seconds"].get<double>(), 0.5);
+  EXPECT_EQ(json["time_budget"], 0.5);
+  EXPECT_EQ(json["results"][0]["cases"], 5 * rounds) << "each round runs the row's 5 cases";
+  EXPECT_NE(run.out.find("time budget 0.5 s (rounds with seeds 3, 4, ...)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("round 1: seed 3, 1 row, 5 cases; "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(rounds == 1 ? std::string("seed 3: all passed")
+                                     : "seeds 3 to " + std::to_string(2 + rounds) + " (" + std::to_string(rounds) +
+                                           " rounds): all passed"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(runTapecheck("run --time-budget 1 --survey").status, 2);
+  EXPECT_EQ(runTapecheck("run --time-budget 0").status, 2);
+}
+
+// A row that fails in a round is not run again, its rerun line names that round's seed, and a run
+// whose every row has failed ends before its budget.
+TEST(RunCommand, ATimeBudgetRunsAFailedRowNoMore) {
+  const std::string engine = "--engine-cmd '/usr/bin/python3 " + source("examples/python/scalar_engine.py") + " --bug'";
+  const std::string row = "run --carrier rational --property compileChecked_backwardDenseFrom --cases 8 " + engine;
+  // A seed whose run passes, followed by one whose run finds the planted bug.
+  std::optional<int> passing;
+  for (int seed = 1; seed < 60 && !passing; ++seed)
+    if (runTapecheck(row + " --seed " + std::to_string(seed)).status == 0 &&
+        runTapecheck(row + " --seed " + std::to_string(seed + 1)).status == 1)
+      passing = seed;
+  ASSERT_TRUE(passing) << "no seed below 60 passes before one that fails";
+  const std::string report = ::testing::TempDir() + "time_budget_failed_" + std::to_string(getpid()) + ".json";
+  CommandRun run = runTapecheck(row + " --seed " + std::to_string(*passing) + " --time-budget 3600 --json " + report);
+  EXPECT_EQ(run.status, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find(" --seed " + std::to_string(*passing + 1) + " --cases 8 --max-size 100\n"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("seeds " + std::to_string(*passing) + " to " + std::to_string(*passing + 1) +
+                         " (2 rounds): 1 FAILED"),
+            std::string::npos)
+      << run.out;
+  auto json = nlohmann::json::parse(std::ifstream(report));
+  EXPECT_EQ(json["rounds"], 2);
+  EXPECT_GT(json["results"][0]["cases"].get<std::size_t>(), 8u) << "the first round's 8 cases and the second's";
+  EXPECT_EQ(json["results"][0]["result"], "fail");
 }
 
 }  // namespace

@@ -40,11 +40,19 @@ inline CommandRun runCommand(const std::string& commandLine) {
   return run;
 }
 
+//! Runs the tapecheck binary with `arguments`. A `run` that names no --save-failures folder gets a
+//! new one of its own: a run judges the counterexamples saved in its folder first (the failure
+//! database), so runs sharing the default folder would judge each other's.
 inline CommandRun runTapecheck(const std::string& arguments) {
+  static int runs = 0;
   // Appended rather than `std::string(TAPECHECK_BINARY) + " " + ...`, on which GCC 12 warns
   // wrongly (-Warray-bounds) when the standard headers come precompiled.
   std::string commandLine = TAPECHECK_BINARY;
   commandLine.append(" ").append(arguments);
+  if (arguments.starts_with("run") && arguments.find("--save-failures") == std::string::npos)
+    commandLine.append(" --save-failures ")
+        .append(::testing::TempDir())
+        .append("tapecheck_failures_" + std::to_string(getpid()) + "_" + std::to_string(++runs));
   return runCommand(commandLine);
 }
 

@@ -85,6 +85,17 @@ expect_text "$out/replay.txt" "with engine minigrad-bug \(isolated\)"
 expect_text "$out/replay.txt" "compileChecked_backwardDenseFrom +FAIL"
 expect_text "$out/replay.txt" "\[  FAILED  \] tapecheck\.replay"
 
+# The failure database: run again on one small case, which does not find the bug, the test first judges the
+# counterexample saved for its row, and fails on it with the command that replays it.
+expect_status 0 "$out/small.txt" env TAPECHECK_CASES=1 TAPECHECK_MAX_SIZE=0 TAPECHECK_SEED=1 TAPECHECK_REPLAY_SAVED=0 \
+  TAPECHECK_SAVE_DIR="$out/failures" "$tests" --gtest_filter="$bug"
+expect_status 1 "$out/saved.txt" env TAPECHECK_CASES=1 TAPECHECK_MAX_SIZE=0 TAPECHECK_SEED=1 \
+  TAPECHECK_SAVE_DIR="$out/failures" "$tests" --gtest_filter="$bug"
+expect_text "$out/saved.txt" "^tapecheck: 1 saved counterexample in $out/failures: 1 still fails\$"
+expect_text "$out/saved.txt" "^  still fails: $saved \(compileChecked_backwardDenseFrom on rational\): "
+expect_text "$out/saved.txt" "^  replay: TAPECHECK_REPLAY=$saved $tests\$"
+expect_text "$out/saved.txt" "\[  FAILED  \] $bug"
+
 # And under ctest, the buggy engine's test fails.
 expect_status 8 "$out/bug-ctest.txt" env -C "$example" TAPECHECK_CASES=50 TAPECHECK_SEED=1 TAPECHECK_SAVE_DIR="$out/failures" \
   ctest -R "^$bug\$" --output-on-failure

@@ -147,6 +147,23 @@ class PytestPluginTest(unittest.TestCase):
         for name in failing:  # the terminal report has the same: each failure's section names its replay
             self.assertIn(f"replay: tapecheck replay {self.tmp / 'failures' / name.split('[')[0]}", run.stdout)
 
+    def test_a_saved_counterexample_that_fails_again_fails_the_saved_item(self):
+        bug = engine("--bug")
+        first = self.pytest("--tapecheck-engine", bug, "--tapecheck-seed", str(SEED), "--tapecheck-cases", str(CASES))
+        self.assertEqual(first.returncode, 1, first.stdout + first.stderr)
+        self.assertNotIn("::saved", first.stdout)  # nothing was saved before the first run
+        saved = sorted((self.tmp / "failures").glob("*.json"))
+        self.assertTrue(saved, first.stdout)
+        # One small case a row, which does not find the bug: what fails is what the first run saved.
+        again = self.pytest("-v", "--tapecheck-engine", bug, "--tapecheck-seed", "2", "--tapecheck-cases", "1",
+                            "--tapecheck-args", "--carrier rational --max-size 0", "--tapecheck-nothing-compared", "skip")
+        self.assertEqual(again.returncode, 1, again.stdout + again.stderr)
+        failed = [line for line in again.stdout.splitlines() if line.startswith("FAILED ")]
+        self.assertEqual(len(failed), 1, again.stdout)
+        self.assertTrue(failed[0].startswith(f"FAILED conftest.py::tapecheck::saved - {saved[0]} still fails: "), failed)
+        self.assertIn(f"saved FAILED: {len(saved)} saved counterexample", again.stdout)
+        self.assertIn(f"  replay: tapecheck replay {saved[0]} --engine-cmd {shlex.quote(bug)}", again.stdout)
+
     def test_a_run_that_compares_nothing_at_all_is_a_collection_error(self):
         # tapecheck exits 2 when no row compared anything (CI must not take it for a verdict): no item passes.
         (self.tmp / "never.py").write_text(NEVER_COMPARES.format(adapters=str(ADAPTERS)))
