@@ -210,7 +210,9 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
     fmt::print("  {:<42} {}\n", p->name, result);
     if (survey && !verdict.holds)
       fmt::print("  {:<42} kind: op {}, {}\n", "", props::blamedOp(*loaded, verdict),
-                 verdict.differenceClass ? props::kDifferenceClasses[*verdict.differenceClass] : "error");
+                 verdict.differenceClass ? fmt::format("{} {}", props::differenceIn(verdict),
+                                                       props::kDifferenceClasses[*verdict.differenceClass])
+                                         : std::string("error"));
     if (!verdict.holds && failed++ == 0) shown = verdict;
   }
   printListing<T>(input, *loaded, shown, full);

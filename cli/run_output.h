@@ -134,7 +134,7 @@ void saveSurveyKinds(RunRow& row, const EngineSource& source, std::uint64_t seed
     const props::FailureKind& kind = row.run.kinds[k];
     std::string file = fmt::format("{}/{}-{}-{}-{}.json", saveDir, row.property, Carrier<T>::name, seed, k + 1);
     nlohmann::json failure = failureObject<T>(row.property, source, seed, kind.example.verdict, judged);
-    failure["op"] = kind.op, failure["difference"] = kind.difference;
+    failure["op"] = kind.op, failure["in"] = kind.in, failure["difference"] = kind.difference;
     auto saved = saveCounterexample(file, kind.example.shrunk, failure);
     row.kindFiles.push_back(saved ? file : "(not saved)");
     if (!saved) row.saveErrors.push_back(saved.error().message);

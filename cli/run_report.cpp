@@ -109,6 +109,7 @@ std::string runReportJson(const RunReport& report) {
       for (std::size_t k = 0; k < row.run.kinds.size(); ++k) {
         const props::FailureKind& kind = row.run.kinds[k];
         kinds.push_back({{"op", kind.op},
+                         {"in", kind.in},
                          {"difference", kind.difference},
                          {"cases", kind.cases},
                          {"why", kind.example.verdict.why},

@@ -91,7 +91,7 @@ std::string formatSurveyLines(std::string_view property, std::string_view carrie
   std::string out;
   for (std::size_t k = 0; k < run.kinds.size(); ++k) {
     const FailureKind& kind = run.kinds[k];
-    out += fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", property, carrier, kind.op, kind.difference, kind.cases,
+    out += fmt::format("{:<42} {:<8} {:<18} {:<16} {:>6}  {}\n", property, carrier, kind.label(), kind.difference, kind.cases,
                        k < saved.size() ? saved[k] : "(not saved)");
   }
   return out;

@@ -29,15 +29,29 @@ struct Counterexample {
   std::string shrinkerFault;
 };
 
+//! Where a failing verdict's difference is, as a survey's kinds say: "forward" values or "backward"
+//! gradients (one op's forward and backward differences are two kinds); "" for an error, which has
+//! no class of difference.
+inline std::string differenceIn(const Verdict& verdict) {
+  if (!verdict.differenceClass) return "";
+  return verdict.quantity == Quantity::gradients ? "backward" : "forward";
+}
+
 //! One kind of failure found by a survey: the op it is blamed on (a forward difference on the op
 //! of its first differing node; a gradient difference on the highest node feeding its last
-//! differing position, or "seed" when none does; "-" when nothing was compared), the class of difference (kDifferenceClasses, or
+//! differing position, or "seed" when none does; "-" when nothing was compared), where the difference
+//! is (differenceIn), the class of difference (kDifferenceClasses, or
 //! "error" when no values were compared), how many cases failed this way, and the first of them
 //! shrunk while it keeps failing the same way.
 struct FailureKind {
-  std::string op, difference;
+  std::string op;
+  std::string in;  //!< where the difference is: "forward" values or "backward" gradients; "" for an error
+  std::string difference;
   std::size_t cases = 0;
   Counterexample example;
+  //! The op as a survey names it: "sigmoid" for its forward values, "∂sigmoid" for gradients
+  //! ("seed", a gradient difference no node feeds, stays as it is).
+  std::string label() const { return in == "backward" && op != "seed" ? "∂" + op : op; }
 };
 
 //! How a property fared on one carrier: cases run; cases it did not apply to (by reason); cases

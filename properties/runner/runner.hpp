@@ -109,10 +109,10 @@ Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnder
 }
 
 // Tallies a failing case in a survey: a new kind gets its own shrunk example.
-// The kind (op, difference) already tallied in `run`, counted once more; nullptr when it is new.
-inline FailureKind* knownKind(PropertyRun& run, const std::string& op, const std::string& difference) {
+// The kind (op, where, difference) already tallied in `run`, counted once more; nullptr when it is new.
+inline FailureKind* knownKind(PropertyRun& run, const std::string& op, const std::string& in, const std::string& difference) {
   for (FailureKind& kind : run.kinds)
-    if (kind.op == op && kind.difference == difference) {
+    if (kind.op == op && kind.in == in && kind.difference == difference) {
       ++kind.cases;
       return &kind;
     }
@@ -123,10 +123,12 @@ template <class T>
 void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
                const gen::CaseOptions& options, const nlohmann::json& doc, const Case<T>& loaded,
                const Verdict& verdict) {
-  std::string op = blamedOp(loaded, verdict), difference = differenceOf(verdict);
-  if (knownKind(run, op, difference)) return;
-  auto sameKind = [&](const Case<T>& c, const Verdict& v) { return blamedOp(c, v) == op && differenceOf(v) == difference; };
-  run.kinds.push_back({op, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind, verdict)});
+  std::string op = blamedOp(loaded, verdict), in = differenceIn(verdict), difference = differenceOf(verdict);
+  if (knownKind(run, op, in, difference)) return;
+  auto sameKind = [&](const Case<T>& c, const Verdict& v) {
+    return blamedOp(c, v) == op && differenceIn(v) == in && differenceOf(v) == difference;
+  };
+  run.kinds.push_back({op, in, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind, verdict)});
 }
 
 template <class T>
@@ -145,8 +147,8 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
   if (!loaded || !loaded->inputs) {  // nothing to shrink
     if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict, {}};
-    if (survey && !knownKind(run, "-", "error"))
-      run.kinds.push_back({"-", "error", 1, Counterexample{doc, doc, 0, std::move(verdict), {}}});
+    if (survey && !knownKind(run, "-", "", "error"))
+      run.kinds.push_back({"-", "", "error", 1, Counterexample{doc, doc, 0, std::move(verdict), {}}});
     return;
   }
   if (survey) {

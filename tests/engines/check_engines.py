@@ -104,16 +104,17 @@ def survey_table(report):
         if row["carrier"] not in carriers:
             carriers.append(row["carrier"])
         for kind in row["kinds"]:
-            key = (kind["op"], row["carrier"])
+            # an op's forward values and its gradients (∂op) are separate lines
+            key = (("∂" if kind.get("in") == "backward" and kind["op"] != "seed" else "") + kind["op"], row["carrier"])
             worst[key] = max(worst.get(key, 0), CLASSES.index(kind["difference"]))
             counts[key] = counts.get(key, 0) + kind["cases"]
     total = sum(row["cases"] for row in report["results"])
     failed = sum(row["failed"] for row in report["results"])
     lines = [f"`tapecheck run --engine-cmd \"{TORCH}\" {' '.join(SURVEY_ARGS)}`: {failed} of {total} "
-             f"property cases differ; per op (the one each difference is blamed on), the worst class of difference "
-             f"and how many failing cases:", "", "| op | " + " | ".join(carriers) + " |",
+             f"property cases differ; per op (the one each difference is blamed on: op for its forward values, ∂op "
+             f"for gradients), the worst class of difference and how many failing cases:", "", "| op | " + " | ".join(carriers) + " |",
              "|---|" + "---|" * len(carriers)]
-    for op in sorted({op for op, _ in worst}):
+    for op in sorted({op for op, _ in worst}, key=lambda name: (name.lstrip("∂"), name.startswith("∂"))):
         cells = [f"{CLASSES[worst[(op, c)]]} ({counts[(op, c)]})" if (op, c) in worst else "—" for c in carriers]
         lines.append(f"| {op} | " + " | ".join(cells) + " |")
     profile = report["profile"]

@@ -15,6 +15,7 @@
 #include "properties/oracles/determinism.h"
 #include "properties/runner/report.h"
 #include "properties/runner/runner.h"
+#include "properties/runner/runner.hpp"
 #include "tests/properties/rewritten_context_engine.h"
 
 namespace tc {
@@ -221,6 +222,28 @@ TEST(Survey, TalliesFailuresByOpAndClassWithOneShrunkExampleEach) {
       props::runProperty(*property, props::EngineUnderTest<double>{NudgingEngine(), props::Policy::values}, settings);
   for (const props::FailureKind& kind : byValue.kinds) EXPECT_EQ(kind.op, "sum") << kind.difference;
   EXPECT_FALSE(byValue.kinds.empty());
+}
+
+// One op's forward differences and its gradients' are two kinds, each with its own example; the
+// survey table names the second ∂op.
+TEST(Survey, AnOpsForwardAndBackwardDifferencesAreTwoKinds) {
+  props::Verdict forward = props::Verdict::fail("planted");
+  forward.differenceClass = 2;
+  props::Verdict backward = forward;
+  backward.quantity = props::Quantity::gradients;
+  EXPECT_EQ(props::differenceIn(forward), "forward");
+  EXPECT_EQ(props::differenceIn(backward), "backward");
+  EXPECT_EQ(props::differenceIn(props::Verdict::fail("no values compared")), "");
+  props::PropertyRun run;
+  run.kinds.push_back({"exp", "forward", "within 4 ulp", 1, {}});
+  EXPECT_EQ(props::detail::knownKind(run, "exp", "backward", "within 4 ulp"), nullptr);
+  run.kinds.push_back({"exp", "backward", "within 4 ulp", 1, {}});
+  ASSERT_NE(props::detail::knownKind(run, "exp", "forward", "within 4 ulp"), nullptr);
+  EXPECT_EQ(run.kinds[0].cases, 2u);
+  EXPECT_EQ(run.kinds[1].cases, 1u);
+  std::string table = props::formatSurveyLines("accuracy", "double", run, {"a.json", "b.json"});
+  EXPECT_NE(table.find(" exp                within 4 ulp          2  a.json"), std::string::npos) << table;
+  EXPECT_NE(table.find(" ∂exp               within 4 ulp          1  b.json"), std::string::npos) << table;
 }
 
 // A forward difference starts at its first differing node; a gradient difference at its last
