@@ -505,7 +505,7 @@ def serve(engine: Any, stdin=None, stdout=None, fork: bool | None = None) -> Non
     tapecheck need not start the engine (and import the world) again (docs/engine-protocol.md §1).
     The hello then says `"cancel": true`: a request tapecheck gave up waiting for or no longer
     needs (`{"cancel": ID}`) is answered `{"id": ID, "cancelled": true}`, its worker killed if it
-    runs it. `engine.warm_up()`, if it has one, runs before the workers are forked and in each.
+    runs it. `engine.warm_up()`, if it has one, runs once before the workers are forked.
     `fork=False`, or TAPECHECK_ENGINE_FORK=0 in the environment, answers in this process."""
     defaults = stdin is None and stdout is None
     if stdin is None:
@@ -549,9 +549,6 @@ def _start_worker(engine: Any, spare_fds=()) -> tuple[int, int, int]:
             os.close(answers_read)
             for fd in spare_fds:  # a spare's ends of the spare's pipes (when this is the spare, none)
                 os.close(fd)
-            warm_up = getattr(engine, "warm_up", None)
-            if warm_up is not None:
-                warm_up()  # again: what the fork left cold, warmed before a request waits for it
             with os.fdopen(requests_read, "rb") as requests, os.fdopen(answers_write, "w") as answers:
                 _answer_lines(engine, requests, answers)
         except SystemExit as leaving:
@@ -618,8 +615,6 @@ def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
                 pid, requests_fd, answers_fd = worker = spare or _start_worker(engine)
                 spare = None
                 selector.register(answers_fd, selectors.EVENT_READ)
-            if spare is None:
-                spare = _start_worker(engine, worker[1:])
             while current is None and waiting and not killed:  # never to a worker being killed
                 ident, line = waiting.popleft()
                 if ident in cancelled_ids:
@@ -627,6 +622,12 @@ def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
                     write({"id": ident, "cancelled": True})
                 else:
                     current, to_send = (ident, line), line
+                    try:  # now, before a spare is forked; what the pipe does not take goes below
+                        to_send = to_send[os.write(requests_fd, to_send):]
+                    except (BlockingIOError, BrokenPipeError):
+                        pass
+            if spare is None:  # after the worker has its request: a fork takes a while
+                spare = _start_worker(engine, worker[1:])
             if not (stdin_open or current):
                 break
             watching_write = bool(to_send)
