@@ -24,8 +24,6 @@
 namespace tc::process {
 namespace {
 
-constexpr std::size_t kErrorTailBytes = 4096;
-
 void closeFd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
@@ -475,18 +473,32 @@ void ChildProcess::closeAll() {
   closeFd(in_), closeFd(out_), closeFd(err_);
 }
 
+std::string endDescription(bool bySignal, int number) {
+  return bySignal ? fmt::format("signal {} ({})", number, ::strsignal(number)) : fmt::format("status {}", number);
+}
+
 std::string ChildProcess::exitDescription() const {
   if (!exited_) return "still running";
-  if (WIFEXITED(status_)) return fmt::format("status {}", WEXITSTATUS(status_));
-  if (WIFSIGNALED(status_)) return fmt::format("signal {} ({})", WTERMSIG(status_), ::strsignal(WTERMSIG(status_)));
+  if (WIFEXITED(status_)) return endDescription(false, WEXITSTATUS(status_));
+  if (WIFSIGNALED(status_)) return endDescription(true, WTERMSIG(status_));
   return "an unknown status";
 }
 
-std::string ChildProcess::lastErrorLine() const {
-  std::size_t end = errorTail_.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return {};
-  std::size_t begin = errorTail_.rfind('\n', end);
-  return errorTail_.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+std::vector<std::string> ChildProcess::lastErrorLines(std::size_t count) {
+  if (err_ >= 0) drainError();
+  std::vector<std::string> lines;
+  std::size_t end = errorTail_.size();
+  while (lines.size() < count && end > 0) {
+    const std::size_t newline = errorTail_.rfind('\n', end - 1);
+    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    std::string_view line = std::string_view(errorTail_).substr(begin, end - begin);
+    if (const std::size_t last = line.find_last_not_of(" \t\r"); last != std::string_view::npos)
+      lines.emplace_back(line.substr(0, last + 1));
+    if (newline == std::string::npos) break;
+    end = newline;
+  }
+  std::reverse(lines.begin(), lines.end());
+  return lines;
 }
 
 }  // namespace tc::process

@@ -27,10 +27,18 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/support/result.h"
 
 namespace tc::process {
+
+//! How much of a child's standard error is kept (its tail) for messages.
+inline constexpr std::size_t kErrorTailBytes = 16384;
+
+//! How a process ended, for messages: "status 1", or "signal 11 (Segmentation fault)" when
+//! `bySignal` (then `number` is the signal).
+std::string endDescription(bool bySignal, int number);
 
 //! What waiting for a line gave: the line (without its '\n'), or why there is none.
 struct LineOutcome {
@@ -69,8 +77,9 @@ class ChildProcess {
 
   //! How the child ended, once it has: "status 1", "signal 11 (Segmentation fault)".
   std::string exitDescription() const;
-  //! The last non-empty line the child wrote to its standard error, or empty.
-  std::string lastErrorLine() const;
+  //! The last `count` non-empty lines the child wrote to its standard error (of the last
+  //! kErrorTailBytes), oldest first; what the pipe holds now is read first, without waiting.
+  std::vector<std::string> lastErrorLines(std::size_t count);
 
  private:
   ChildProcess() = default;

@@ -1,12 +1,15 @@
 #include "adapters/process/engine_process.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <chrono>
 #include <utility>
 
+#include "adapters/process/json_reader.h"
 #include "core/io/document_format.h"
 #include "core/support/text.h"
 #include "properties/engines/profile_json.h"
@@ -16,10 +19,24 @@ namespace {
 
 std::string secondsText(std::chrono::milliseconds timeout) { return fmt::format("{:g} s", timeout.count() / 1000.0); }
 
-// The last line of the child's standard error, as a suffix for messages.
-std::string stderrSuffix(const ChildProcess& child) {
-  std::string line = child.lastErrorLine();
-  return line.empty() ? "" : fmt::format(" (last line on stderr: {})", quote(line, 200));
+// How long one quoted line of an engine's standard error may be, and all of them together: the
+// newest lines that fit are quoted, so that a crash's message stays within what reports print whole.
+constexpr std::size_t kQuotedErrorLineLength = 200, kQuotedErrorBytes = 3000;
+
+// The id of an answer line, without reading the rest; nullopt when it has none.
+std::optional<std::uint64_t> answerId(std::string_view line) {
+  JsonReader in(line);
+  if (!in.beginObject()) return std::nullopt;
+  std::string key;
+  for (;;) {
+    auto more = in.nextKey(key);
+    if (!more || !*more) return std::nullopt;
+    if (key == "id") {
+      auto id = in.count();
+      return id ? std::optional<std::uint64_t>(*id) : std::nullopt;
+    }
+    if (!in.skip()) return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -27,8 +44,8 @@ std::string stderrSuffix(const ChildProcess& child) {
 Result<Hello> helloFromJson(const nlohmann::json& hello) {
   if (!hello.is_object()) return fail("the hello must be a JSON object, got " + hello.dump().substr(0, 80));
   for (const auto& [key, value] : hello.items())
-    if (key != "tapecheck_engine" && key != "profile" && key != "policy")
-      return fail(fmt::format("hello: unknown key {}; the keys are tapecheck_engine, profile, policy", quote(key)));
+    if (key != "tapecheck_engine" && key != "profile" && key != "policy" && key != "cancel")
+      return fail(fmt::format("hello: unknown key {}; the keys are tapecheck_engine, profile, policy, cancel", quote(key)));
   if (!hello.contains("tapecheck_engine") || !hello["tapecheck_engine"].is_number_integer())
     return fail("hello: needs \"tapecheck_engine\": 1, the protocol version (is this a tapecheck engine?)");
   if (hello["tapecheck_engine"].get<long long>() != kProtocolVersion)
@@ -43,6 +60,10 @@ Result<Hello> helloFromJson(const nlohmann::json& hello) {
     out.policy = policy.is_string() ? props::parsePolicy(policy.get<std::string>()) : std::nullopt;
     if (!out.policy || *out.policy == props::Policy::bitsAnyZeroSign)
       return fail("hello: policy: must be \"bits\" or \"values\", got " + policy.dump());
+  }
+  if (hello.contains("cancel")) {
+    if (!hello["cancel"].is_boolean()) return fail("hello: cancel: must be true or false, got " + hello["cancel"].dump());
+    out.cancels = hello["cancel"].get<bool>();
   }
   return out;
 }
@@ -91,7 +112,7 @@ void EngineProcess::start() {
     throw ProtocolError(fmt::format("{} gave no hello in {} (does it write one line and flush its standard output?)",
                                     engine, secondsText(helloTimeout)));
   if (first.kind == LineOutcome::Kind::exited)
-    throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix(*child_)));
+    throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix()));
   if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");
   linesRead_ = 1;
   logLine("< ", first.line);
@@ -107,21 +128,65 @@ void EngineProcess::start() {
   child_->flushInput();
 }
 
-std::chrono::milliseconds EngineProcess::answerTimeout() const {
-  if (!hung_) return settings_.timeout;
-  return std::min(settings_.timeout, std::max(kLeastShortTimeout, kShortTimeoutFactor * slowestAnswer_));
+std::chrono::milliseconds EngineProcess::slowestAnswer(std::size_t requestBytes) const {
+  const auto last = std::min<std::size_t>(std::bit_width(requestBytes), slowestAnswers_.size() - 1);
+  const auto slowest = *std::max_element(slowestAnswers_.begin(), slowestAnswers_.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  // No answer to a request this small yet: the slowest of any size.
+  return slowest.count() > 0 ? slowest : *std::max_element(slowestAnswers_.begin(), slowestAnswers_.end());
 }
 
-std::string EngineProcess::faultMessage(const LineOutcome& outcome) {
-  if (outcome.kind == LineOutcome::Kind::timeout) {
-    const auto waited = answerTimeout();
-    return "no answer in " + secondsText(waited) +
-           (waited < settings_.timeout ? fmt::format(" (shortened after an earlier hang: {}x its slowest answer, at least {})",
-                                                     kShortTimeoutFactor, secondsText(kLeastShortTimeout))
-                                       : "");
+std::chrono::milliseconds EngineProcess::answerTimeout(std::size_t requestBytes) const {
+  if (!hung_) return settings_.timeout;
+  return std::min(settings_.timeout, std::max(kLeastShortTimeout, kShortTimeoutFactor * slowestAnswer(requestBytes)));
+}
+
+std::string EngineProcess::stderrSuffix() {
+  const std::vector<std::string> lines = child_->lastErrorLines(kQuotedErrorLines);
+  std::vector<std::string> quoted;
+  std::size_t bytes = 0;
+  for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
+    std::string text = quote(*line, kQuotedErrorLineLength);
+    if (!quoted.empty() && bytes + text.size() + 3 > kQuotedErrorBytes) break;
+    bytes += text.size() + 3;
+    quoted.push_back(std::move(text));
   }
-  std::string how = child_->exitDescription();
-  return (how.starts_with("signal") ? "engine crashed: " : "engine exited: ") + how + stderrSuffix(*child_);
+  if (quoted.empty()) return "";
+  std::reverse(quoted.begin(), quoted.end());
+  if (quoted.size() == 1) return fmt::format(" (last line on stderr: {})", quoted.front());
+  return fmt::format(" (last {} lines on stderr: {})", quoted.size(), fmt::join(quoted, " / "));
+}
+
+Fault EngineProcess::crashed(const std::string& ending) {
+  Fault fault{(ending.starts_with("signal") ? "engine crashed: " : "engine exited: ") + ending +
+              (child_ ? stderrSuffix() : std::string())};
+  logLine("# ", "fault: " + fault.message);
+  return fault;
+}
+
+void EngineProcess::sendCancel(std::size_t wireId) {
+  const std::string line = fmt::format("{{\"cancel\":{}}}", wireId);
+  logLine("> ", line);
+  child_->send(line + '\n');
+}
+
+bool EngineProcess::cancel(std::size_t wireId) {
+  sendCancel(wireId);
+  LineOutcome outcome = child_->readLine(std::min(settings_.timeout, kCancelTimeout), settings_.maxLine);
+  if (outcome.kind != LineOutcome::Kind::line) return false;
+  logLine("< ", outcome.line);
+  ++linesRead_;
+  return answerId(outcome.line) == wireId;  // its answer, whatever it says: the request has timed out
+}
+
+std::string EngineProcess::faultMessage(const LineOutcome& outcome, std::chrono::milliseconds waited) {
+  if (outcome.kind == LineOutcome::Kind::timeout) {
+    return "no answer in " + secondsText(waited) +
+           (waited < settings_.timeout
+                ? fmt::format(" (shortened after an earlier hang: {}x its slowest answer to a case this size, at least {})",
+                              kShortTimeoutFactor, secondsText(kLeastShortTimeout))
+                : "");
+  }
+  return crashed(child_->exitDescription()).message;
 }
 
 std::vector<std::size_t> EngineProcess::send(const std::vector<std::string>& bodies) {
@@ -152,7 +217,11 @@ void EngineProcess::write(Pending& request) {
 void EngineProcess::forget(std::size_t ticket) {
   if (done_.erase(ticket)) return;
   for (Pending& request : pending_)
-    if (request.ticket == ticket) request.forgotten = true;
+    if (request.ticket == ticket && !request.forgotten) {
+      request.forgotten = true;
+      // An engine that cancels need not run it: its answer ("cancelled") is read and dropped.
+      if (child_ && hello_ && hello_->cancels) sendCancel(request.wireId);
+    }
 }
 
 std::variant<Answer, Fault> EngineProcess::receive(std::size_t ticket) {
@@ -168,23 +237,35 @@ std::variant<Answer, Fault> EngineProcess::receive(std::size_t ticket) {
     Pending oldest = std::move(pending_.front());
     pending_.pop_front();
     const auto waitStart = std::chrono::steady_clock::now();
-    LineOutcome outcome = child_->readLine(answerTimeout(), settings_.maxLine);
+    const auto timeout = answerTimeout(oldest.body.size());
+    LineOutcome outcome = child_->readLine(timeout, settings_.maxLine);
     if (outcome.kind == LineOutcome::Kind::tooLong)
       protocolError(linesRead_ + 1, fmt::format("the line is longer than {} bytes", settings_.maxLine));
     std::variant<Answer, Fault> reply;
     if (outcome.kind == LineOutcome::Kind::line) {
       const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - waitStart);
-      slowestAnswer_ = std::max(slowestAnswer_, waited);
+      auto& slowest = slowestAnswers_[std::bit_width(oldest.body.size())];
+      slowest = std::max(slowest, waited);
       logLine("< ", outcome.line);
       reply = Answer{std::move(outcome.line), ++linesRead_, oldest.wireId};
-    } else {
-      reply = Fault{faultMessage(outcome)};
+    } else if (outcome.kind == LineOutcome::Kind::timeout) {
+      reply = Fault{faultMessage(outcome, timeout)};
       logLine("# ", "fault: " + std::get<Fault>(reply).message);
-      if (outcome.kind == LineOutcome::Kind::timeout) hung_ = true;
-      child_.reset();  // killed with its process group; restarted for the requests still pending
+      ++timeouts_;
+      if (timeout == settings_.timeout) ++fullTimeouts_;
+      hung_ = true;
+      if (!hello_->cancels || !cancel(oldest.wireId)) restart();
+    } else {
+      reply = Fault{faultMessage(outcome, timeout)};  // logged there
+      restart();
     }
     if (!oldest.forgotten) done_.emplace(oldest.ticket, std::move(reply));
   }
+}
+
+void EngineProcess::restart() {
+  child_.reset();  // killed with its process group; started again for the requests still pending
+  std::erase_if(pending_, [](const Pending& request) { return request.forgotten; });  // nobody waits for these
 }
 
 std::vector<std::variant<Answer, Fault>> EngineProcess::exchange(const std::vector<std::string>& bodies) {

@@ -4,7 +4,9 @@
 // exits and timeouts turned into faults of the request they hit and the engine restarted.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -40,6 +42,10 @@ inline constexpr std::chrono::milliseconds kHelloTimeout{30000};
 inline constexpr std::chrono::milliseconds kLeastShortTimeout{500};
 //! Once an engine has hung, an answer is awaited this many times its slowest answer so far.
 inline constexpr int kShortTimeoutFactor = 20;
+//! How long the answer to a cancel is awaited before the engine is killed and restarted instead.
+inline constexpr std::chrono::milliseconds kCancelTimeout{2000};
+//! How many of the last lines of an engine's standard error a crash's message quotes.
+inline constexpr std::size_t kQuotedErrorLines = 20;
 
 //! How long to wait for each answer (the hello: at least kHelloTimeout), and the longest line an
 //! engine may write.
@@ -55,6 +61,9 @@ struct ProcessSettings {
 struct Hello {
   EngineProfile profile;
   std::optional<props::Policy> policy;
+  //! It announced `"cancel": true`: a request it does not answer in time is cancelled
+  //! (`{"cancel": ID}`, answered with one line for that id), and the engine is not restarted.
+  bool cancels = false;
 };
 
 //! An answer line as the engine wrote it, the line number in the engine's output (counted from
@@ -94,7 +103,8 @@ class EngineProcess {
   //! restarted and the requests still pending are sent again. Throws ProtocolError on a line too
   //! long, or on a restart that fails.
   std::variant<Answer, Fault> receive(std::size_t ticket);
-  //! Drops a ticket: its answer is read and discarded when it comes.
+  //! Drops a ticket: its answer is read and discarded when it comes (an engine that cancels is asked
+  //! to cancel it, so that it need not run it).
   void forget(std::size_t ticket);
   //! send, then receive each, in order.
   std::vector<std::variant<Answer, Fault>> exchange(const std::vector<std::string>& bodies);
@@ -104,13 +114,23 @@ class EngineProcess {
   const std::string& command() const { return command_; }
   //! How many times the engine was started.
   std::size_t starts() const { return starts_; }
-  //! How long the next answer is awaited: the settings' timeout until the engine first hangs; after
-  //! that max(kLeastShortTimeout, kShortTimeoutFactor × its slowest answer so far), at most the
-  //! settings' timeout. An engine that hangs on one op then costs the full timeout once, and each
-  //! case that hangs again (while shrinking, and in later rows) far less.
-  std::chrono::milliseconds answerTimeout() const;
+  //! How long the answer to a request of `requestBytes` is awaited: the settings' timeout until the
+  //! engine first hangs; after that, for the rest of the session, max(kLeastShortTimeout,
+  //! kShortTimeoutFactor × its slowest answer so far to a request no larger, within a factor of two),
+  //! at most the settings' timeout. An engine that hangs on one op then costs the full timeout once,
+  //! and each case that hangs again (while shrinking, and in later rows) far less: shrinking's cases
+  //! are small, and are measured against the answers to small cases.
+  std::chrono::milliseconds answerTimeout(std::size_t requestBytes = SIZE_MAX) const;
   //! The longest wait for an answer that came, since the engine was first started.
-  std::chrono::milliseconds slowestAnswer() const { return slowestAnswer_; }
+  std::chrono::milliseconds slowestAnswer() const { return slowestAnswer(SIZE_MAX); }
+  //! The longest wait for an answer to a request of less than twice `requestBytes`.
+  std::chrono::milliseconds slowestAnswer(std::size_t requestBytes) const;
+  //! How many answers were not awaited longer, and how many of those waited the settings' whole timeout.
+  std::size_t timeouts() const { return timeouts_; }
+  std::size_t fullTimeouts() const { return fullTimeouts_; }
+  //! The fault of a request the engine answered `"crashed"` (the worker that ran it ended as
+  //! `ending` says, and the engine runs on): worded as the crash of an engine's process.
+  Fault crashed(const std::string& ending);
 
  private:
   // A request sent (or to send again after a restart), by ticket.
@@ -124,7 +144,15 @@ class EngineProcess {
   void start();
   void write(Pending& request);
   void logLine(std::string_view mark, std::string_view text) const;
-  std::string faultMessage(const LineOutcome& outcome);
+  std::string faultMessage(const LineOutcome& outcome, std::chrono::milliseconds waited);
+  // The last lines of the engine's standard error, as a suffix for messages.
+  std::string stderrSuffix();
+  // Cancels the request `wireId` the engine hangs on; false when the engine cannot (restart it).
+  bool cancel(std::size_t wireId);
+  // Writes `{"cancel": wireId}` (to an engine whose hello said "cancel": true).
+  void sendCancel(std::size_t wireId);
+  // Ends the engine after a fault; it starts again for the requests still pending, the forgotten dropped.
+  void restart();
   [[noreturn]] void protocolError(std::size_t line, const std::string& why) const;
 
   std::string command_;
@@ -134,9 +162,11 @@ class EngineProcess {
   std::optional<Hello> hello_;
   std::deque<Pending> pending_;
   std::map<std::size_t, std::variant<Answer, Fault>> done_;
-  std::size_t nextId_ = 1, nextTicket_ = 1, linesRead_ = 0, starts_ = 0;
+  std::size_t nextId_ = 1, nextTicket_ = 1, linesRead_ = 0, starts_ = 0, timeouts_ = 0, fullTimeouts_ = 0;
   bool hung_ = false;                            // some answer timed out
-  std::chrono::milliseconds slowestAnswer_{0};  // the longest wait for an answer that came
+  // The longest wait for an answer that came, by the size of its request: [k] for requests of
+  // std::bit_width(bytes) == k.
+  std::array<std::chrono::milliseconds, 65> slowestAnswers_{};
 };
 
 //! Reads a hello object; errors say which key is wrong and why.

@@ -13,8 +13,8 @@
 
 namespace tc::process {
 
-//! Engine<T> over an EngineProcess, which must outlive it. A crash, exit or timeout on a call
-//! throws EngineFault (the case fails); an `unsupported` answer throws UnsupportedCase; a line
+//! Engine<T> over an EngineProcess, which must outlive it. A crash, exit or timeout on a call, or
+//! an answer that the engine's worker crashed on it, throws EngineFault (the case fails); an `unsupported` answer throws UnsupportedCase; a line
 //! that breaks the protocol throws ProtocolError.
 template <class T>
 class ProcessEngine final : public Engine<T> {

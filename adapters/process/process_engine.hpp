@@ -60,6 +60,7 @@ DecodedAnswer<T> ProcessEngine<T>::decode(const std::variant<Answer, Fault>& rep
   auto decoded = decodeAnswer<T>(answer.text, answer.id, passCount);
   if (!decoded) throw ProtocolError(process_.where(answer.line) + decoded.error().message);
   if (decoded->unsupported) throw UnsupportedCase(*decoded->unsupported);
+  if (decoded->crashed) throw EngineFault(process_.crashed(*decoded->crashed).message);
   return std::move(*decoded);
 }
 

@@ -29,11 +29,12 @@ std::string singlePassText(std::size_t output, const Tensor<T>& seed);
 //! A request without its "id": the carrier, the case and the passes (texts as written above).
 std::string requestBody(std::string_view carrier, const std::string& caseText, const std::vector<std::string>& passes);
 
-//! An answer read: the forward pass failed (`error`), the case is unsupported (`unsupported`), or
-//! the context and one result per requested pass.
+//! An answer read: the forward pass failed (`error`), the case is unsupported (`unsupported`), the
+//! engine's worker ended on it (`crashed`: "signal 11 (Segmentation fault)", "status 1"), or the
+//! context and one result per requested pass.
 template <class T>
 struct DecodedAnswer {
-  std::optional<std::string> error, unsupported;
+  std::optional<std::string> error, unsupported, crashed;
   Context<T> context;
   std::vector<Result<SingleOutputResult<T>>> passes;
 };

@@ -1,6 +1,7 @@
 #pragma once
 #include <fmt/format.h>
 
+#include "adapters/process/child_process.h"
 #include "adapters/process/json_reader.h"
 #include "adapters/process/protocol.h"
 #include "core/io/case_file.h"
@@ -166,6 +167,21 @@ Result<void> readPassResult(JsonReader& in, const std::string& where, std::vecto
   return {};
 }
 
+// How an engine's worker ended, from an answer's "crashed": {"signal": N} or {"status": N}, as
+// endDescription words it.
+inline Result<std::string> readCrash(JsonReader& in) {
+  const char* expected = "\"crashed\" must be {\"signal\": N} (1 to 64) or {\"status\": N} (0 to 255)";
+  if (!in.beginObject()) return fail(expected);
+  std::string key;
+  auto more = in.nextKey(key);
+  if (!more || !*more || (key != "signal" && key != "status")) return fail(expected);
+  auto number = in.count();
+  if (!number || *number > (key == "signal" ? 64u : 255u) || (key == "signal" && *number == 0)) return fail(expected);
+  more = in.nextKey(key);
+  if (!more || *more) return fail(expected);
+  return endDescription(key == "signal", static_cast<int>(*number));
+}
+
 }  // namespace detail
 
 template <class T>
@@ -233,17 +249,21 @@ Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expecte
       auto op = in.string();
       if (!op) return fail("\"unsupported\" must name the op: " + op.error().message);
       out.unsupported = std::move(*op);
+    } else if (key == "crashed") {
+      auto ending = detail::readCrash(in);
+      if (!ending) return std::unexpected(ending.error());
+      out.crashed = std::move(*ending);
     } else {
-      return fail(fmt::format("unknown key {}; an answer has id, context, passes, error or unsupported", quote(key)));
+      return fail(fmt::format("unknown key {}; an answer has id, context, passes, error, unsupported or crashed", quote(key)));
     }
   }
   if (auto end = in.end(); !end) return fail("not JSON: " + end.error().message);
   if (!id) return fail(fmt::format("the answer to request {} has no \"id\"", expectedId));
   if (*id != expectedId)
     return fail(fmt::format("the answer to request {} has \"id\": {} (answers come in request order)", expectedId, *id));
-  const int outcomes = hasContext + out.error.has_value() + out.unsupported.has_value();
-  if (outcomes == 0) return fail("missing \"context\" (or \"error\", or \"unsupported\")");
-  if (outcomes > 1) return fail("an answer has one of \"context\", \"error\" and \"unsupported\"");
+  const int outcomes = hasContext + out.error.has_value() + out.unsupported.has_value() + out.crashed.has_value();
+  if (outcomes == 0) return fail("missing \"context\" (or \"error\", \"unsupported\" or \"crashed\")");
+  if (outcomes > 1) return fail("an answer has one of \"context\", \"error\", \"unsupported\" and \"crashed\"");
   if (hasContext && out.passes.size() != passCount)
     return fail(fmt::format("\"passes\" must hold {} results, one per requested pass, got {}", passCount,
                             hasPasses ? out.passes.size() : 0));

@@ -18,6 +18,8 @@ An engine author subclasses `Engine` (or writes any object with the same attribu
     Engine.apply(op, args, attrs, shape, data)     -> the tensor of one node
     Engine.values(tensor)                          -> its values, flat, row-major
     Engine.backward(tensors, seeds)                -> one flat list (or None: zeros) per position
+    Engine.warm_up()                   optional: run once before the workers are forked (serve), e.g.
+                                       a library's lazy initialization, so that no worker pays for it
     raise DomainError(message)         the forward (or a pass) fails on these values
     raise Unsupported(op)              the engine cannot run this case after all
     serve(engine)                      run the protocol on stdin/stdout until end of input
@@ -67,16 +69,24 @@ Example (a hypothetical `mygrad` library):
 
 A DomainError's message is best the specification's reason (docs/semantics.md §1.10:
 "divisor contains 0", "input contains 0", "input contains values <= 0 or NaN"); the position is
-the node being built. Any other exception is an engine bug: it propagates, the process exits with
-a traceback on standard error, and tapecheck reports the case as a crash and restarts the engine.
+the node being built. Any other exception is an engine bug: it propagates, the worker that ran the
+request exits with a traceback on standard error, and tapecheck reports the case as a crash
+(quoting the traceback's last 20 lines). `serve` answers in a worker forked after the hello, so a
+crash (an exception, a segfault in a native library) or a hang that tapecheck cancels ends only the
+worker: the next one is forked from the warm process, without importing anything again.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import math
+import os
+import re
+import signal
 import struct
 import sys
+import traceback
 from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
@@ -480,21 +490,204 @@ def _dumps(document: dict) -> str:
     return json.dumps(document, separators=(",", ":"))
 
 
-def serve(engine: Any, stdin=None, stdout=None) -> None:
+def serve(engine: Any, stdin=None, stdout=None, fork: bool | None = None) -> None:
     """Say hello, then answer each request line with one line, in order, until end of input.
 
     With the default streams, `print` inside the engine goes to standard error: standard output
-    belongs to the protocol, and a stray line there would break it. tapecheck quotes only the last
-    line of standard error (when the engine crashes); to debug an engine, log to a file."""
+    belongs to the protocol, and a stray line there would break it. tapecheck quotes the last lines
+    of standard error when the engine crashes; to debug an engine, log to a file.
+
+    With the default streams (and `fork` not False) the requests are answered in a worker process
+    forked after the hello, from this warm process, which has imported everything and answered
+    nothing: when the worker dies on a request (a segfault in a native library, an abort, an
+    uncaught exception) this process answers that request `{"id": N, "crashed": {"signal": 11}}`
+    (or `{"status": 1}`), and a spare worker forked while it ran takes the next request, so that
+    tapecheck need not start the engine (and import the world) again (docs/engine-protocol.md §1).
+    The hello then says `"cancel": true`: a request tapecheck gave up waiting for or no longer
+    needs (`{"cancel": ID}`) is answered `{"id": ID, "cancelled": true}`, its worker killed if it
+    runs it. `engine.warm_up()`, if it has one, runs once before the workers are forked.
+    `fork=False`, or TAPECHECK_ENGINE_FORK=0 in the environment, answers in this process."""
+    defaults = stdin is None and stdout is None
     if stdin is None:
         stdin = sys.stdin.buffer
     if stdout is None:
         stdout = sys.stdout
         sys.stdout = sys.stderr
-    stdout.write(_dumps(hello(engine)) + "\n")
+    if fork is None:
+        fork = defaults and hasattr(os, "fork") and os.environ.get("TAPECHECK_ENGINE_FORK", "1") != "0"
+    stdout.write(_dumps({**hello(engine), "cancel": True} if fork else hello(engine)) + "\n")
     stdout.flush()
+    if fork:
+        warm_up = getattr(engine, "warm_up", None)
+        if warm_up is not None:
+            warm_up()
+        _serve_in_workers(engine, stdin.fileno(), stdout)
+    else:
+        _answer_lines(engine, stdin, stdout)
+
+
+def _answer_lines(engine: Any, stdin, stdout) -> None:
     for line in stdin:
         if not line.strip():
             continue
         stdout.write(_dumps(answer(engine, json.loads(line))) + "\n")
         stdout.flush()
+
+
+def _start_worker(engine: Any, spare_fds=()) -> tuple[int, int, int]:
+    """Forks a worker that answers the lines of a new pipe on another: its pid, the pipe's end to
+    write requests to and the one to read answers from (both non-blocking). `spare_fds`: the parent's
+    ends of another worker's pipes, which this one must not hold."""
+    requests_read, requests_write = os.pipe()
+    answers_read, answers_write = os.pipe()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the worker: answers until the end of its requests, then leaves without cleanup
+        status = 0
+        try:
+            os.close(requests_write)
+            os.close(answers_read)
+            for fd in spare_fds:  # a spare's ends of the spare's pipes (when this is the spare, none)
+                os.close(fd)
+            with os.fdopen(requests_read, "rb") as requests, os.fdopen(answers_write, "w") as answers:
+                _answer_lines(engine, requests, answers)
+        except SystemExit as leaving:
+            status = leaving.code if isinstance(leaving.code, int) else 1
+        except BaseException:  # an engine bug: its traceback on stderr, and the parent answers for it
+            traceback.print_exc()
+            status = 1
+        finally:
+            sys.stderr.flush()
+            os._exit(status)
+    os.close(requests_read)
+    os.close(answers_write)
+    os.set_blocking(requests_write, False)
+    os.set_blocking(answers_read, False)
+    return pid, requests_write, answers_read
+
+
+def _ended(status: int) -> dict:
+    """How a worker ended (os.waitpid's status), as a "crashed" answer says it."""
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    return {"status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1}
+
+
+_REQUEST_ID = re.compile(rb'\s*\{\s*"id"\s*:\s*(\d+)')
+
+
+def _request_id(line: bytes) -> int | None:
+    """The id of a request line (tapecheck writes it first), or None for a line that has none."""
+    found = _REQUEST_ID.match(line)
+    if found:
+        return int(found.group(1))
+    try:
+        return json.loads(line).get("id")
+    except (ValueError, AttributeError):
+        return None
+
+
+def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
+    """Relays requests from `stdin_fd` to a forked worker one at a time, and its answers to
+    `stdout`, in order. A worker that dies leaves a "crashed" answer for its request and is
+    replaced by a spare, forked (and warmed) while it ran. `{"cancel": ID}` answers request ID
+    "cancelled": before it is sent on, or by killing the worker that runs it."""
+    import selectors
+    waiting: collections.deque = collections.deque()  # (id, line) not yet sent on, oldest first
+    cancelled_ids: set = set()  # ids in `waiting` to answer "cancelled" when their turn comes
+    current = None     # (id, line) the worker runs
+    killed = False     # the worker was killed to cancel `current`
+    received = b""     # stdin's bytes after its last complete line
+    to_send = b""      # the rest of `current`'s line for the worker's pipe
+    answer_part = b""  # the worker's bytes after its last complete answer
+    stdin_open = True
+    worker = spare = None
+
+    def write(document: dict) -> None:
+        stdout.write(_dumps(document) + "\n")
+        stdout.flush()
+
+    with selectors.DefaultSelector() as selector:
+        selector.register(stdin_fd, selectors.EVENT_READ)
+        while stdin_open or waiting or current:
+            if worker is None:
+                # The spare, forked (and warmed) while the last worker ran, takes over at once.
+                pid, requests_fd, answers_fd = worker = spare or _start_worker(engine)
+                spare = None
+                selector.register(answers_fd, selectors.EVENT_READ)
+            while current is None and waiting and not killed:  # never to a worker being killed
+                ident, line = waiting.popleft()
+                if ident in cancelled_ids:
+                    cancelled_ids.discard(ident)
+                    write({"id": ident, "cancelled": True})
+                else:
+                    current, to_send = (ident, line), line
+                    try:  # now, before a spare is forked; what the pipe does not take goes below
+                        to_send = to_send[os.write(requests_fd, to_send):]
+                    except (BlockingIOError, BrokenPipeError):
+                        pass
+            if spare is None:  # after the worker has its request: a fork takes a while
+                spare = _start_worker(engine, worker[1:])
+            if not (stdin_open or current):
+                break
+            watching_write = bool(to_send)
+            if watching_write:
+                selector.register(requests_fd, selectors.EVENT_WRITE)
+            events = selector.select()
+            if watching_write:
+                selector.unregister(requests_fd)
+            for key, _ in events:
+                if key.fd == stdin_fd:
+                    chunk = os.read(stdin_fd, 65536)
+                    if not chunk:
+                        stdin_open = False
+                        selector.unregister(stdin_fd)
+                        continue
+                    received += chunk
+                    *lines, received = received.split(b"\n")
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        if line.lstrip().startswith(b'{"cancel"'):
+                            ident = json.loads(line)["cancel"]
+                            if current is not None and current[0] == ident and not killed:
+                                os.kill(pid, signal.SIGKILL)  # its end is read below: answered "cancelled"
+                                killed = True
+                            elif any(ident == waiting_id for waiting_id, _ in waiting):
+                                cancelled_ids.add(ident)
+                            continue  # a cancel for a request answered already is ignored
+                        waiting.append((_request_id(line), line + b"\n"))
+                elif key.fd == requests_fd:
+                    try:
+                        to_send = to_send[os.write(requests_fd, to_send):]
+                    except BlockingIOError:
+                        pass
+                    except BrokenPipeError:  # the worker is gone: its answers' end says how
+                        to_send = b""
+                elif key.fd == answers_fd:
+                    try:
+                        chunk = os.read(answers_fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if chunk:
+                        answer_part += chunk
+                        if b"\n" in answer_part:  # one request at a time: one answer
+                            answer, _, answer_part = answer_part.partition(b"\n")
+                            stdout.write(answer.decode() + "\n")
+                            stdout.flush()
+                            current = None
+                        continue
+                    # The worker's end: it died (or was killed) on its request, or it is done.
+                    selector.unregister(answers_fd)
+                    os.close(answers_fd)
+                    os.close(requests_fd)
+                    _, status = os.waitpid(pid, 0)
+                    if current is not None:
+                        write({"id": current[0], **({"cancelled": True} if killed else {"crashed": _ended(status)})})
+                    worker, current, killed, answer_part, to_send = None, None, False, b"", b""
+                    break  # the other events were the old worker's, or come again
+        for process in (worker, spare):
+            if process is not None:
+                os.close(process[1])  # the end of its requests: it exits
+                os.waitpid(process[0], 0)
+                os.close(process[2])

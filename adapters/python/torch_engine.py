@@ -152,6 +152,14 @@ class TorchEngine(Engine):
             raise ValueError(f"no tapecheck op named {', '.join(unknown)}; the ops are: {', '.join(OPS)}")
         self.ops = {**OP_TABLE, **(ops or {})}
 
+    def warm_up(self):
+        """PyTorch's first backward pass initializes its autograd engine (~0.1 s): done once here, in
+        the process the client forks its workers from, not again in each worker. PyTorch's own ops
+        only: never a user's (--ops), which may be the ones that crash."""
+        for dtype in DTYPES.values():
+            x = torch.ones(2, dtype=dtype, requires_grad=True)
+            torch.autograd.grad([(x * x).tanh().sum()], [x], [torch.ones((), dtype=dtype)])
+
     def leaf(self, carrier, shape, values):
         return torch.tensor(values, dtype=DTYPES[carrier]).reshape(shape).requires_grad_()
 

@@ -14,6 +14,9 @@
 
 namespace tc::props {
 
+//! The most bytes of a fault's message kept: a crash quotes up to 20 lines of the engine's stderr.
+inline constexpr std::size_t kFaultTextLimit = 4000;
+
 //! Runs `call` (a call into an engine), turning an exception other than tapecheck's own signals
 //! (EngineFault, UnsupportedCase, EngineOutputError, which pass through, the first two with their
 //! text made safe) into an EngineFault "engine threw: what()".
@@ -22,7 +25,7 @@ decltype(auto) guarded(Call&& call) {
   try {
     return call();
   } catch (const EngineFault& fault) {
-    throw EngineFault(outsideText(fault.what()));
+    throw EngineFault(outsideText(fault.what(), kFaultTextLimit));
   } catch (const UnsupportedCase& unsupported) {
     throw UnsupportedCase(outsideText(unsupported.what()));
   } catch (const EngineOutputError&) {

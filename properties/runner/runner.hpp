@@ -156,6 +156,9 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
     if (!run.failure) run.failure = run.kinds.back().example;
     return;
   }
+  // The row ends with this failure: the rest of its plan is not needed (an engine in another process
+  // is told, and need not run it, nor hang on it again while the failure is shrunk).
+  if (subject.engine.wantsPlans()) subject.engine.plan({});
   run.failure = shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
                               [](const Case<T>&, const Verdict&) { return true; }, verdict);
 }

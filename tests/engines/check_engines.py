@@ -7,6 +7,15 @@
                                                its planted bug fails accuracy on double and float, in <= 2 nodes
     check_engines.py TAPECHECK scalar          the scalar Python engine on rationals: must pass
     check_engines.py TAPECHECK scalar-bug      the scalar engine with --bug: must fail, shrunk to <= 3 nodes
+    check_engines.py TAPECHECK misbehaving-hang
+                                               the scalar engine hanging on tanh (tests/engines/misbehaving_engine.py):
+                                               the default verdict fails, each failure the hang shrunk to a
+                                               tanh node; one answer waited the whole --engine-timeout, and
+                                               the engine was started once (the hung requests cancelled)
+    check_engines.py TAPECHECK misbehaving-crash
+                                               the same engine crashing (SIGSEGV) on tanh: each failure is the
+                                               crash, quoting the engine's stderr, and the engine was started
+                                               once (the Python client's worker crashed, not the engine)
     check_engines.py TAPECHECK torch-survey [--update]
                                                PyTorch in survey mode on the default domain: the table
                                                of its conventions and rounding differences must be
@@ -95,6 +104,32 @@ def scalar_bug(binary, save):
         nodes = len(json.loads((REPO / path).read_text()).get("nodes", []))
         expect(nodes <= 3, f"{path}: shrunk to {nodes} nodes, more than 3")
     print(f"check_engines: --bug fails {len(saved)} properties, every counterexample shrunk to <= 3 nodes")
+
+
+def misbehaving(binary, save, how):
+    """The default verdict of the scalar engine hanging or crashing on tanh (on double only)."""
+    log, starts = Path(save) / "engine.log", Path(save) / "starts"
+    engine = f"{PYTHON} tests/engines/misbehaving_engine.py --{how} tanh --starts {starts}"
+    # A whole timeout far above the shortened ones (20x an answer's time), even on a busy machine.
+    status, out, report = tapecheck(binary, "--engine-cmd", engine, "--seed", "1", "--engine-timeout", "30",
+                                    "--engine-log", str(log), save=save)
+    expect(status == 1, f"the engine that {how}s on tanh does not fail its verdict (exit status {status})")
+    failed = [row for row in report["results"] if row["result"] == "fail"]
+    expect(failed, "no row failed")
+    expect(any(row["result"] == "pass" for row in report["results"]), "no other row was judged")
+    reason = "no answer in " if how == "hang" else "engine crashed: signal 11 (Segmentation fault) (last"
+    for row in failed:
+        why = row["failure"]["why"]
+        expect(why.startswith(reason), f"{row['property']} on {row['carrier']} failed otherwise: {why}")
+        ops = [node["op"] for node in row["failure"]["case"].get("nodes", [])]
+        expect(ops == ["tanh"], f"{row['property']} on {row['carrier']}: shrunk to {ops}, not to the tanh node")
+    faults = re.findall(r"^# fault: (.*)$", log.read_text(), re.M)
+    whole = [fault for fault in faults if fault.startswith("no answer in 30 s")]
+    expect(len(whole) == (1 if how == "hang" else 0), f"{len(whole)} answers waited the whole timeout: {whole}")
+    started = starts.read_text().split()
+    expect(len(started) == 1, f"the engine was started {len(started)} times")
+    print(f"check_engines: {len(failed)} rows failed on the {how}, {len(faults)} faults, "
+          f"{len(whole)} whole timeout, {len(started)} start")
 
 
 def survey_table(report):
@@ -194,6 +229,8 @@ def main():
             scalar(binary, save)
         elif check == "scalar-bug":
             scalar_bug(binary, save)
+        elif check in ("misbehaving-hang", "misbehaving-crash"):
+            misbehaving(binary, save, check.split("-")[1])
         elif check == "torch-survey":
             torch_survey(binary, save, "--update" in sys.argv[3:])
         else:

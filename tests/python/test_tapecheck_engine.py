@@ -362,13 +362,92 @@ class ProcessTest(unittest.TestCase):
         self.assertEqual(json.loads(answer_line)["id"], 9)
         self.assertIn(b"making a leaf", done.stderr)
 
-    def test_an_engine_bug_exits_with_a_traceback(self):
+    def test_an_engine_bug_ends_its_worker_with_a_traceback(self):
         request = stub_request([ADD])
         done = self.run_engine(json.dumps(request).encode() + b"\n")
-        self.assertNotEqual(done.returncode, 0)
-        self.assertEqual(len(done.stdout.decode().splitlines()), 1)  # the hello only
+        self.assertEqual(done.returncode, 0, done.stderr)
+        hello_line, answer_line = done.stdout.decode().splitlines()
+        self.assertEqual(json.loads(answer_line), {"id": 9, "crashed": {"status": 1}})
         self.assertIn(b"Traceback", done.stderr)
         self.assertIn(b"RuntimeError: engine bug in add", done.stderr)
+
+
+# Imported once per process start (counted on stderr); add crashes (SIGSEGV) or hangs, by argv[1].
+MISBEHAVING_SCRIPT = textwrap.dedent("""
+    import os, signal, sys, time
+    sys.path.insert(0, {path!r})
+    import tapecheck_engine as te
+    print("imported", file=sys.stderr, flush=True)
+
+    class Misbehaving(te.Engine):
+        profile = {{"name": "misbehaving"}}
+        def leaf(self, carrier, shape, values):
+            return values
+        def apply(self, op, args, attrs, shape, data):
+            if sys.argv[1] == "crash":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            time.sleep(600)
+        def values(self, tensor):
+            return tensor
+        def backward(self, tensors, seeds):
+            return [None] * len(tensors)
+
+    te.serve(Misbehaving())
+""")
+
+
+class WorkerTest(unittest.TestCase):
+    """serve() answers in a worker forked from the warm process: a crash or a cancel ends the worker
+    alone, answered for, and the engine answers on without being started (imported) again."""
+
+    def start(self, how: str, fork: str = "1"):
+        script = MISBEHAVING_SCRIPT.format(path=str(REPO / "adapters" / "python"))
+        env = {**engine_environment(), "TAPECHECK_ENGINE_FORK": fork}
+        return subprocess.Popen([sys.executable, "-c", script, how], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
+
+    @staticmethod
+    def request(ident: int, nodes) -> bytes:
+        request = stub_request(nodes, [{"single": {"output": 0, "seed": ["1", "1"]}}])
+        request["id"] = ident
+        return json.dumps(request).encode() + b"\n"
+
+    def test_a_crash_is_answered_and_the_engine_answers_on(self):
+        engine = self.start("crash")
+        lines = b"".join(self.request(i, [ADD] if i % 2 else []) for i in range(1, 6))
+        out, err = engine.communicate(lines, timeout=60)
+        self.assertEqual(engine.returncode, 0, err)
+        hello, *answers = [json.loads(line) for line in out.decode().splitlines()]
+        self.assertTrue(hello["cancel"])
+        self.assertEqual([a["id"] for a in answers], [1, 2, 3, 4, 5])
+        for a in answers[0::2]:
+            self.assertEqual(a, {"id": a["id"], "crashed": {"signal": 11}})
+        for a in answers[1::2]:
+            self.assertIn("context", a)
+        self.assertEqual(err.decode().count("imported"), 1, err)
+
+    def test_a_cancelled_request_is_answered_and_the_engine_answers_on(self):
+        engine = self.start("hang")
+        engine.stdin.write(self.request(1, [ADD]) + self.request(2, []) + self.request(3, [ADD]))
+        engine.stdin.flush()
+        hello = json.loads(engine.stdout.readline())
+        self.assertTrue(hello["cancel"])
+        # No such request; one that waits (never run); the one it hangs on (its worker killed).
+        engine.stdin.write(b'{"cancel":7}\n{"cancel":3}\n{"cancel":1}\n')
+        engine.stdin.flush()
+        self.assertEqual(json.loads(engine.stdout.readline()), {"id": 1, "cancelled": True})
+        self.assertIn("context", json.loads(engine.stdout.readline()))
+        self.assertEqual(json.loads(engine.stdout.readline()), {"id": 3, "cancelled": True})
+        out, err = engine.communicate(timeout=60)
+        self.assertEqual((engine.returncode, out), (0, b""), err)
+        self.assertEqual(err.decode().count("imported"), 1, err)
+
+    def test_without_workers_a_crash_ends_the_engine(self):
+        engine = self.start("crash", fork="0")
+        out, _ = engine.communicate(self.request(1, [ADD]) + self.request(2, []), timeout=60)
+        self.assertEqual(engine.returncode, -11)
+        self.assertNotIn(b"cancel", out)
+        self.assertEqual(len(out.splitlines()), 1)  # the hello only
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include "adapters/process/engine_process.h"
 #include "adapters/process/json_reader.h"
 #include "adapters/process/protocol.hpp"
+#include "properties/engines/guarded_engine.h"
 
 namespace tc::process {
 namespace {
@@ -15,10 +16,13 @@ namespace {
 // A shell engine: a hello, then whatever `body` does with each request line in $line. (`exec`: the
 // command has shell syntax, so tapecheck runs it under a shell of its own, which would report a
 // signal as an exit status.)
-std::string shellEngine(const std::string& body) {
-  return "exec sh -c 'echo \"{\\\"tapecheck_engine\\\": 1, \\\"profile\\\": {\\\"name\\\": \\\"sh\\\"}}\"; "
-         "while read -r line; do " + body + "; done'";
+std::string shellEngine(const std::string& body, const std::string& helloExtra = "") {
+  return "exec sh -c 'echo \"{\\\"tapecheck_engine\\\": 1, \\\"profile\\\": {\\\"name\\\": \\\"sh\\\"}" + helloExtra +
+         "}\"; while read -r line; do " + body + "; done'";
 }
+
+// Hangs on a request that mentions "hang"; answers the others at once.
+const std::string kHangsOnHang = "case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\"";
 
 TEST(JsonReader, ReadsStringsWithEveryEscape) {
   JsonReader in(R"(["a\"b\\c\/d\b\f\n\r\t", "\u00e9\u20ac", "\ud83d\ude00"])");
@@ -79,14 +83,20 @@ TEST(DecodeAnswer, NamesWhatIsWrong) {
     return answer ? std::string("(accepted)") : answer.error().message;
   };
   EXPECT_EQ(error(R"({"id": 2, "context": []})"), "the answer to request 1 has \"id\": 2 (answers come in request order)");
-  EXPECT_EQ(error(R"({"id": 1})"), "missing \"context\" (or \"error\", or \"unsupported\")");
+  EXPECT_EQ(error(R"({"id": 1})"), "missing \"context\" (or \"error\", \"unsupported\" or \"crashed\")");
   EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [2], "values": ["1"]}]})"), "context[0]: shape [2] needs 2 values, got 1");
   EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [], "values": ["1/0"]}]})"),
             "context[0].values[0]: '1/0' is not a number: zero denominator");
   EXPECT_EQ(error(R"({"id": 1, "context": [], "passes": []})", 1),
             "\"passes\" must hold 1 results, one per requested pass, got 0");
   EXPECT_EQ(error(R"({"id": 1, "context": [], "extra": 1})"),
-            "unknown key 'extra'; an answer has id, context, passes, error or unsupported");
+            "unknown key 'extra'; an answer has id, context, passes, error, unsupported or crashed");
+  for (const char* crash : {R"({"id": 1, "crashed": 11})", R"({"id": 1, "crashed": {"signal": 0}})",
+                            R"({"id": 1, "crashed": {"status": 256}})", R"({"id": 1, "crashed": {"signal": 11, "status": 1}})",
+                            R"({"id": 1, "crashed": {"core": 1}})"})
+    EXPECT_EQ(error(crash), "\"crashed\" must be {\"signal\": N} (1 to 64) or {\"status\": N} (0 to 255)") << crash;
+  EXPECT_EQ(error(R"({"id": 1, "context": [], "crashed": {"status": 1}})"),
+            "an answer has one of \"context\", \"error\", \"unsupported\" and \"crashed\"");
   EXPECT_EQ(error(R"({"id": 1, "error": {"position": 3, "message": "no"}})"), "(accepted)");
 }
 
@@ -113,6 +123,83 @@ TEST(EngineProcess, ACrashFaultsTheRequestItHitAndTheRestAreSentAgain) {
   ASSERT_TRUE(std::holds_alternative<Answer>(replies[2]));
   EXPECT_EQ(std::get<Answer>(replies[2]).text.substr(std::get<Answer>(replies[2]).text.find(',')), R"(,"a":3})");
   EXPECT_EQ(engine.starts(), 2u);
+}
+
+// An engine that serves each request in a worker it forks (the Python client) answers for a worker
+// that died: the answer says how, and it is read as the crash of the engine's process would be.
+TEST(DecodeAnswer, ReadsAWorkersCrash) {
+  auto signalled = decodeAnswer<double>(R"({"id": 3, "crashed": {"signal": 11}})", 3, 2);
+  ASSERT_TRUE(signalled) << signalled.error().message;
+  EXPECT_EQ(signalled->crashed, "signal 11 (Segmentation fault)");
+  auto exited = decodeAnswer<double>(R"({"crashed": {"status": 1}, "id": 3})", 3, 0);
+  ASSERT_TRUE(exited) << exited.error().message;
+  EXPECT_EQ(exited->crashed, "status 1");
+}
+
+TEST(EngineProcess, ACrashQuotesTheLast20LinesOfStderrEscaped) {
+  // Writes 25 numbered lines, one with an escape sequence and one of 300 bytes, then dies.
+  EngineProcess engine(shellEngine("case \"$line\" in *die*) for i in $(seq 1 25); do echo \"line $i\" >&2; done; "
+                                   "printf \"clear \\033[2J\\r\\n\" >&2; printf \"%0300d\\n\" 0 >&2; "
+                                   "echo >&2; kill -SEGV $$;; esac; echo \"$line\""));
+  auto replies = engine.exchange({R"({"a":1})", R"({"die":1})"});
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[1]));
+  const std::string message = std::get<Fault>(replies[1]).message;
+  std::string expected = "engine crashed: signal 11 (Segmentation fault) (last 20 lines on stderr: ";
+  for (int i = 8; i <= 25; ++i) expected += fmt::format("'line {}' / ", i);
+  expected += "'clear \\x1b[2J' / '" + std::string(200, '0') + "...' (cut; 300 bytes in all))";
+  EXPECT_EQ(message, expected);
+  // As the properties see it: the whole message kept, one line.
+  try {
+    props::guarded([&]() -> int { throw EngineFault(message); });
+  } catch (const EngineFault& fault) {
+    EXPECT_EQ(fault.what(), message);
+  }
+}
+
+TEST(EngineProcess, ACrashWithOneLineOnStderrQuotesIt) {
+  EngineProcess engine(shellEngine("case \"$line\" in *die*) echo \"Traceback: boom\" >&2; exit 3;; esac; echo \"$line\""));
+  auto replies = engine.exchange({R"({"die":1})"});
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[0]));
+  EXPECT_EQ(std::get<Fault>(replies[0]).message, "engine exited: status 3 (last line on stderr: 'Traceback: boom')");
+}
+
+// A fault restarts the engine with the requests still pending, but not those nobody waits for any
+// more (forgotten: a row's planned cases after its failure), which could hang again.
+TEST(EngineProcess, ARestartDoesNotSendForgottenRequestsAgain) {
+  EngineProcess engine(shellEngine(kHangsOnHang), ProcessSettings{std::chrono::milliseconds(1000)});
+  auto tickets = engine.send({R"({"a":1})", R"({"hang":1})", R"({"hang":2})", R"({"a":4})"});
+  engine.forget(tickets[2]);
+  EXPECT_TRUE(std::holds_alternative<Answer>(engine.receive(tickets[0])));
+  EXPECT_TRUE(std::holds_alternative<Fault>(engine.receive(tickets[1])));
+  auto last = engine.receive(tickets[3]);
+  ASSERT_TRUE(std::holds_alternative<Answer>(last));
+  EXPECT_NE(std::get<Answer>(last).text.find(R"("a":4)"), std::string::npos);
+  EXPECT_EQ(engine.timeouts(), 1u);
+  EXPECT_EQ(engine.starts(), 2u);
+}
+
+// An engine whose hello says "cancel": true is asked to cancel the request it hangs on, and runs
+// on: no restart. (This shell engine cancels by reading the cancel line and answering for the id.)
+TEST(EngineProcess, AnEngineThatCancelsIsNotRestartedAfterAHang) {
+  EngineProcess engine(shellEngine("case \"$line\" in *hang*) read -r cancel; echo \"$line\" | sed \"s/hang/cancelled/\"; continue;; "
+                                   "esac; echo \"$line\"",
+                                   ", \\\"cancel\\\": true"),
+                       ProcessSettings{std::chrono::milliseconds(1000)});
+  ASSERT_TRUE(engine.hello().cancels);
+  // One request at a time: this engine reads the line after the one it hangs on as the cancel.
+  std::vector<std::variant<Answer, Fault>> replies;
+  for (const char* request : {R"({"a":1})", R"({"hang":1})", R"({"a":3})", R"({"hang":2})", R"({"a":5})"})
+    replies.push_back(engine.exchange({request}).front());
+  ASSERT_TRUE(std::holds_alternative<Fault>(replies[1]));
+  EXPECT_EQ(std::get<Fault>(replies[1]).message, "no answer in 1 s");
+  ASSERT_TRUE(std::holds_alternative<Answer>(replies[2]));
+  EXPECT_NE(std::get<Answer>(replies[2]).text.find(R"("a":3)"), std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<Fault>(replies[3]));
+  ASSERT_TRUE(std::holds_alternative<Answer>(replies[4]));
+  EXPECT_NE(std::get<Answer>(replies[4]).text.find(R"("a":5)"), std::string::npos);
+  EXPECT_EQ(engine.starts(), 1u);
+  EXPECT_EQ(engine.timeouts(), 2u);
+  EXPECT_EQ(engine.fullTimeouts(), 1u);
 }
 
 TEST(EngineProcess, ALineOverTheLimitIsAProtocolError) {
@@ -143,15 +230,14 @@ TEST(EngineProcess, ATimeoutFaultsTheRequest) {
 TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
   ProcessSettings settings;
   settings.timeout = std::chrono::milliseconds(60000);
-  // Hangs on a request that mentions "hang"; answers the others at once.
-  EngineProcess engine(shellEngine("case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\""), settings);
+  EngineProcess engine(shellEngine(kHangsOnHang), settings);
   auto first = engine.exchange({R"({"a":1})", R"({"a":2})"});
   ASSERT_TRUE(std::holds_alternative<Answer>(first[1]));
   EXPECT_EQ(engine.answerTimeout(), settings.timeout);  // no hang yet
   const auto shortened = std::max(kLeastShortTimeout, kShortTimeoutFactor * engine.slowestAnswer());
   ASSERT_LT(shortened, settings.timeout) << "an echo took " << engine.slowestAnswer().count() << " ms";
   // The first hang waits the whole timeout: lowered here so that the test is short.
-  EngineProcess quick(shellEngine("case \"$line\" in *hang*) sleep 600;; esac; echo \"$line\""),
+  EngineProcess quick(shellEngine(kHangsOnHang),
                       ProcessSettings{std::chrono::milliseconds(3000), std::size_t{256} << 20, nullptr});
   auto replies = quick.exchange({R"({"a":1})", R"({"hang":1})", R"({"a":3})", R"({"hang":2})", R"({"a":5})"});
   ASSERT_TRUE(std::holds_alternative<Answer>(replies[0]));
@@ -164,12 +250,14 @@ TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
   EXPECT_EQ(quick.answerTimeout(), awaited);
   if (awaited < std::chrono::milliseconds(3000)) {
     EXPECT_EQ(std::get<Fault>(replies[3]).message.find("no answer in " + fmt::format("{:g}", awaited.count() / 1000.0) +
-                                                       " s (shortened after an earlier hang: 20x its slowest answer, "
-                                                       "at least 0.5 s)"),
+                                                       " s (shortened after an earlier hang: 20x its slowest answer to "
+                                                       "a case this size, at least 0.5 s)"),
               0u)
         << std::get<Fault>(replies[3]).message;
   }
   EXPECT_TRUE(std::holds_alternative<Answer>(replies[4]));  // answers that come are still taken
+  EXPECT_EQ(quick.timeouts(), 2u);
+  EXPECT_EQ(quick.fullTimeouts(), awaited < std::chrono::milliseconds(3000) ? 1u : 2u);
 }
 
 }  // namespace
