@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -127,6 +128,39 @@ TEST(ChildProcess, TheEnginesSignalIsReportedThroughItsGuardian) {
   ASSERT_TRUE(killed);
   killed->stop(10ms);
   EXPECT_EQ(killed->exitDescription(), "signal 9 (Killed)");
+}
+
+// A line that arrives in thousands of small writes is read whole, and so is the line after it
+// (the reader searches each byte for '\n' once, not the whole line after every read).
+TEST(ChildProcess, ALineMadeOfManySmallWritesIsReadWhole) {
+  auto child = ChildProcess::start(
+      "exec python3 -c 'import os, time\n"
+      "for k in range(3000):\n"
+      "    os.write(1, b\"ab\")\n"
+      "    if k % 500 == 0: time.sleep(0.01)\n"
+      "os.write(1, b\"\\nsecond\\nthird\")'");
+  ASSERT_TRUE(child) << child.error().message;
+  LineOutcome first = child->readLine(30s, 1 << 20);
+  ASSERT_EQ(first.kind, LineOutcome::Kind::line);
+  EXPECT_EQ(first.line.size(), 6000u);
+  EXPECT_EQ(first.line.find_first_not_of("ab"), std::string::npos);
+  LineOutcome second = child->readLine(30s, 1 << 20);
+  ASSERT_EQ(second.kind, LineOutcome::Kind::line);
+  EXPECT_EQ(second.line, "second");
+  EXPECT_EQ(child->readLine(30s, 1 << 20).kind, LineOutcome::Kind::exited) << "a last line without '\\n' is not an answer";
+}
+
+// A line over the limit is refused once the limit is read: the rest is never read into memory. The
+// engine here writes 64 MiB without a '\n' and only then creates a file; the pipe holds far less
+// than that, so the file exists only if tapecheck read (nearly) the whole line.
+TEST(ChildProcess, ALineOverTheLimitIsRefusedWithoutReadingTheRestOfIt) {
+  const std::string done = ::testing::TempDir() + "long_line_written";
+  std::remove(done.c_str());
+  auto child = ChildProcess::start("head -c 67108864 /dev/zero | tr '\\0' x; touch " + done + "; exec sleep 600");
+  ASSERT_TRUE(child) << child.error().message;
+  EXPECT_EQ(child->readLine(60s, 1 << 20).kind, LineOutcome::Kind::tooLong);
+  EXPECT_FALSE(std::ifstream(done).good()) << "the whole 64 MiB line was read before it was refused";
+  child->stop(10ms);
 }
 
 }  // namespace
