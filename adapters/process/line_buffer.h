@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace tc::process {
 
@@ -18,6 +19,15 @@ inline constexpr std::size_t kMaxLine = std::size_t{256} << 20;
 class LineBuffer {
  public:
   enum class Next { line, none, tooLong };
+
+  LineBuffer() = default;
+  //! A buffer moved from is empty.
+  LineBuffer(LineBuffer&& other) noexcept { *this = std::move(other); }
+  LineBuffer& operator=(LineBuffer&& other) noexcept {
+    text_ = std::exchange(other.text_, std::string());
+    start_ = std::exchange(other.start_, 0), searched_ = std::exchange(other.searched_, 0);
+    return *this;
+  }
 
   //! How many bytes a reader may read next for a line of at most `maxLine` bytes: up to the first
   //! byte past the limit, which tells a line over it.

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "adapters/process/child_process.h"
 
@@ -128,6 +129,40 @@ TEST(ChildProcess, TheEnginesSignalIsReportedThroughItsGuardian) {
   ASSERT_TRUE(killed);
   killed->stop(10ms);
   EXPECT_EQ(killed->exitDescription(), "signal 9 (Killed)");
+}
+
+// The line buffer on its own: lines cut into reads of every size from 1 to 7 bytes come out whole
+// and in order, the last one without a '\n' is left as the rest; a line over the limit is known
+// once the limit is passed, and a reader is never offered room past it.
+TEST(LineBuffer, TakesEveryLineWholeWhateverTheReads) {
+  std::string text;
+  for (int k = 0; k < 200; ++k) text += std::string(static_cast<std::size_t>(k % 13), static_cast<char>('a' + k % 26)) + "\n";
+  text += "last";
+  for (std::size_t read = 1; read <= 7; ++read) {
+    LineBuffer buffer;
+    std::vector<std::string> lines;
+    std::string line;
+    for (std::size_t at = 0; at < text.size(); at += read) {
+      buffer.append(text.data() + at, std::min(read, text.size() - at), 100);
+      while (buffer.take(line, 100) == LineBuffer::Next::line) lines.push_back(line);
+    }
+    ASSERT_EQ(lines.size(), 200u) << read;
+    for (int k = 0; k < 200; ++k) EXPECT_EQ(lines[k], std::string(static_cast<std::size_t>(k % 13), static_cast<char>('a' + k % 26)));
+    EXPECT_EQ(buffer.rest(), "last");
+    EXPECT_EQ(buffer.held(), 0u);
+  }
+  LineBuffer buffer;
+  std::string line;
+  buffer.append("12345", 5, 5);
+  EXPECT_EQ(buffer.room(5), 1u);
+  EXPECT_EQ(buffer.take(line, 5), LineBuffer::Next::none);
+  buffer.append("6", 1, 5);
+  EXPECT_EQ(buffer.room(5), 0u);
+  EXPECT_EQ(buffer.take(line, 5), LineBuffer::Next::tooLong);
+  LineBuffer exact;
+  exact.append("12345\n", 6, 5);
+  ASSERT_EQ(exact.take(line, 5), LineBuffer::Next::line);
+  EXPECT_EQ(line, "12345");
 }
 
 // A line that arrives in thousands of small writes is read whole, and so is the line after it
