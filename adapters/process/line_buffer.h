@@ -7,6 +7,7 @@
 // instead of reading the rest of it.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -31,7 +32,7 @@ class LineBuffer {
 
   //! How many bytes a reader may read next for a line of at most `maxLine` bytes: up to the first
   //! byte past the limit, which tells a line over it.
-  std::size_t room(std::size_t maxLine) const { return held() > maxLine ? 0 : maxLine + 1 - held(); }
+  std::size_t room(std::size_t maxLine) const { return held() > maxLine ? 0 : plusOne(maxLine - held()); }
 
   //! Appends bytes read (at most room(maxLine) of them). The space of lines already taken is reused
   //! once it is half the buffer; the buffer grows by doubling, but never past what a line of
@@ -45,7 +46,8 @@ class LineBuffer {
     const std::size_t needed = text_.size() + count;
     if (needed > text_.capacity()) {
       std::string larger;
-      larger.reserve(std::max(needed, std::min(2 * text_.capacity(), start_ + maxLine + 1)));
+      const std::size_t most = start_ + std::min(plusOne(maxLine), SIZE_MAX - start_);
+      larger.reserve(std::max(needed, std::min(2 * text_.capacity(), most)));
       larger.append(text_);
       text_.swap(larger);
     }
@@ -86,6 +88,9 @@ class LineBuffer {
   std::size_t held() const { return text_.size() - start_; }
 
  private:
+  // n + 1, or n when that is SIZE_MAX (a limit of SIZE_MAX is no limit).
+  static std::size_t plusOne(std::size_t n) { return n == SIZE_MAX ? n : n + 1; }
+
   std::string text_;
   std::size_t start_ = 0;     // where the next line starts
   std::size_t searched_ = 0;  // text_[start_, searched_) holds no '\n'

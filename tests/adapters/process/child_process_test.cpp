@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -163,6 +164,13 @@ TEST(LineBuffer, TakesEveryLineWholeWhateverTheReads) {
   exact.append("12345\n", 6, 5);
   ASSERT_EQ(exact.take(line, 5), LineBuffer::Next::line);
   EXPECT_EQ(line, "12345");
+  // No limit (SIZE_MAX, an isolated engine's server): room never wraps to 0, which a reader would
+  // take for the end of its input.
+  LineBuffer unlimited;
+  EXPECT_EQ(unlimited.room(SIZE_MAX), SIZE_MAX);
+  unlimited.append("ab", 2, SIZE_MAX);
+  EXPECT_GT(unlimited.room(SIZE_MAX), 0u);
+  EXPECT_EQ(unlimited.take(line, SIZE_MAX), LineBuffer::Next::none);
 }
 
 // A line that arrives in thousands of small writes is read whole, and so is the line after it
