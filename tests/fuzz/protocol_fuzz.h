@@ -12,11 +12,13 @@ namespace tc::fuzz {
 //! read as the engine's hello (helloFromLine); every line after it as the answer to request 1 of a
 //! fixed small case (inputs [2] and [2], their sum and its total: four positions), on each of the six
 //! carriers, twice: as the answer to a request of the forward pass alone, and to one with two
-//! backward passes. A refusal is an answer, not a finding, when its message is one non-empty line
-//! (an answer's starting "answer 1: "); an answer accepted must hold no more than its limits (at most
-//! one tensor per position, the values answerLimits allows per pack, one result per pass asked, each
-//! tensor's values filling its shape); an exception that escapes is a finding. Crashes, leaks and
-//! undefined behaviour are the sanitizers' findings.
+//! backward passes (the limits answerLimits gives). A refusal is an answer, not a finding, when its
+//! message is one non-empty line starting "answer 1: ". An answer accepted must hold no more than its
+//! limits (tensors and values per pack, one result per pass asked, each tensor's values filling its
+//! shape), and the limits must be exact: it is accepted again within the limits it holds, and refused
+//! when any of them is one less (so an off-by-one shows on any answer, although an input of the
+//! fuzzer's 16 KiB cannot hold the 4,104 values the case allows). An exception that escapes is a
+//! finding; crashes, leaks and undefined behaviour are the sanitizers' findings.
 std::optional<std::string> protocolFindingIn(std::string_view text);
 
 }  // namespace tc::fuzz
