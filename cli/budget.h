@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/graph/cost.h"
+#include "core/graph/within_budget.h"
 #include "core/io/case_file.h"
 #include "core/io/document_format.h"
 #include "generators/choices.h"
@@ -25,10 +26,14 @@ struct BudgetOptions {
   Budget budget() const { return Budget{maxWork, maxMemoryMib * 1024.0 * 1024}; }
 };
 
+//! How a refusal says to raise the limit it passed.
+inline constexpr std::string_view kRaiseWork = "; raise it with --max-work";
+inline constexpr std::string_view kRaiseMemory = "; raise it with --max-memory (MiB)";
+
 //! The bound on reading a file's JSON: the memory budget (the document is built before the
 //! estimate of the case can run).
 inline MemoryBound documentBound(const BudgetOptions& options) {
-  return MemoryBound{options.budget().memory, "; raise it with --max-memory (MiB)"};
+  return MemoryBound{options.budget().memory, std::string(kRaiseMemory)};
 }
 
 //! The passes of each command over a graph, measured on long chains (the dense order dominates),
@@ -134,16 +139,9 @@ inline double reversePassesAsked(std::string_view property, std::size_t position
 template <class T>
 CaseGate<T> budgetGate(const PassCounts& passes, const BudgetOptions& options, const std::string& more = "",
                        const std::string& workShare = "") {
-  return [passes, budget = options.budget(), more, workShare](const Case<T>& c) -> Result<void> {
-    auto excess = exceedsBudget(c.graph, c.inputs ? &*c.inputs : nullptr, c.data, passes, budget);
-    if (!excess) return {};
-    std::string raise;
-    switch (excess->limit) {
-      case BudgetExcess::Limit::work: raise = workShare + "; raise it with --max-work" + more; break;
-      case BudgetExcess::Limit::memory: raise = "; raise it with --max-memory (MiB)" + more; break;
-      case BudgetExcess::Limit::bits: break;  // a property of exact arithmetic, not a setting
-    }
-    return fail(describeExcess(c.graph, *excess) + raise);
+  return [passes, budget = options.budget(), raiseWork = workShare + std::string(kRaiseWork) + more,
+          raiseMemory = std::string(kRaiseMemory) + more](const Case<T>& c) -> Result<void> {
+    return withinBudget(c.graph, c.inputs ? &*c.inputs : nullptr, c.data, passes, budget, raiseWork, raiseMemory);
   };
 }
 

@@ -47,9 +47,11 @@ process::Launcher forkServing(const std::string& builtinName, const NamedEngine*
 
 }  // namespace
 
-int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out) {
-  if (!registered) return process::serve(builtinName, in, out);
-  return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, in, out);
+int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out,
+                const process::ServeLimits& limits) {
+  if (!registered) return process::serve(builtinName, in, out, limits);
+  return process::serve(registered->profile, props::policyName(registered->policy), registered->engines, in, out,
+                        limits);
 }
 
 namespace {

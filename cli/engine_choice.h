@@ -78,8 +78,10 @@ class EngineSource {
 };
 
 //! Answers the engine protocol from `in` on `out` (docs/engine-protocol.md) with `registered`, or
-//! when it is nullptr with the built-in engine `builtinName`; returns serve()'s status.
-int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out);
+//! when it is nullptr with the built-in engine `builtinName`, each request within `limits`; returns
+//! serve()'s status.
+int serveEngine(const std::string& builtinName, const NamedEngine* registered, int in, std::FILE* out,
+                const process::ServeLimits& limits = {});
 
 //! The program a command line runs in: its name in the command lines it prints (replay, rerun),
 //! and the engines it knows.

@@ -11,6 +11,7 @@
 #include "cli/case_commands.h"
 #include "cli/engine_choice.h"
 #include "cli/exit_codes.h"
+#include "cli/budget.h"
 #include "cli/grad.h"
 #include "cli/run.h"
 #include "cli/unsigned_option.h"
@@ -100,16 +101,25 @@ void addFullListing(CLI::App* command, bool& full) {
                                 kListedValues, kListedValues - 2));
 }
 
-// --max-work and --max-memory, on every command that runs a user's file (cli/budget.h).
-void addBudgetOptions(CLI::App* command, BudgetOptions& options) {
+// --max-work and --max-memory, on every command that runs a user's file or request (cli/budget.h).
+void addBudgetOptions(CLI::App* command, BudgetOptions& options, const std::string& what = "file") {
   command->add_option("--max-work", options.maxWork,
-                      "refuse a file whose estimated work passes this many operations (about nanoseconds; "
+                      "refuse a " + what + " whose estimated work passes this many operations (about nanoseconds; "
                       "docs/semantics.md §4.5)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command->add_option("--max-memory", options.maxMemoryMib, "refuse a file whose estimated memory passes this many MiB")
+  command->add_option("--max-memory", options.maxMemoryMib,
+                      "refuse a " + what + " whose estimated memory passes this many MiB")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+}
+
+// What `serve` allows a request (adapters/process/serve.h): a line of at most kMaxLine bytes and at
+// most the memory budget, its JSON and its case within the budget.
+process::ServeLimits serveLimits(const BudgetOptions& options, bool denseOrder) {
+  const Budget budget = options.budget();
+  const auto maxLine = static_cast<std::size_t>(std::min(static_cast<double>(process::kMaxLine), budget.memory));
+  return process::ServeLimits{maxLine, budget, denseOrder, std::string(kRaiseWork), std::string(kRaiseMemory)};
 }
 
 // The name printed command lines call the program by: "tapecheck", "minigrad_check".
@@ -219,9 +229,11 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   addBudgetOptions(showCommand, show.budget);
 
   std::string serveName;
+  BudgetOptions serveBudget;
   auto* serveCommand = app.add_subcommand(
       "serve", "Answer the engine protocol on stdin/stdout with an engine (docs/engine-protocol.md)");
   addEngineName(serveCommand, serveName, catalog, "the engine that answers");
+  addBudgetOptions(serveCommand, serveBudget, "request");
 
   std::vector<std::pair<CLI::App*, std::function<int()>>> extraCommands;
   for (const ExtraCommand& command : extra) {
@@ -256,7 +268,7 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
     if (*showCommand) return showCase(show, program);
     if (*serveCommand) {
       const std::string name = serveName.empty() ? catalog.defaultName() : serveName;
-      return serveEngine(name, catalog.registered(name), 0, stdout);
+      return serveEngine(name, catalog.registered(name), 0, stdout, serveLimits(serveBudget, runsTheDenseOrder(name)));
     }
     for (const auto& [command, runs] : extraCommands)
       if (*command) return runs();

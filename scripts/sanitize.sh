@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds tapecheck, its C++ tests and the case fuzzer in ./build-sanitize with Clang 16,
+# Builds tapecheck, its C++ tests and the fuzzers in ./build-sanitize with Clang 16,
 # AddressSanitizer and UndefinedBehaviorSanitizer (-DTAPECHECK_SANITIZE=ON: the first report ends
 # the program, and leaks are reported at exit) and libFuzzer's coverage (-DTAPECHECK_FUZZ=ON), then
 # runs the tests and a short `tapecheck run` under them. The test command runs it.
-#   bash scripts/sanitize.sh [--build-only [--target TARGET]]
+#   bash scripts/sanitize.sh [--build-only [--target TARGET...]]
 # Built at -O1 without debug information (the sanitizers' usual level; line tables alone made the build
 # about 15% longer): reports name functions; rebuild with -DCMAKE_CXX_FLAGS=-g for file and line.
 # On the 2-core machine the build takes about 9 minutes, the tests and runs 2.5.
@@ -41,7 +41,7 @@ cmake -S . -B build-sanitize -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_BUILD_TYPE=
   -DTAPECHECK_LIBTORCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON >/dev/null
 if [ "${1:-}" = "--build-only" ]; then
   if [ "${2:-}" = "--target" ]; then
-    cmake --build build-sanitize -j "$(nproc)" --target "$3"
+    cmake --build build-sanitize -j "$(nproc)" --target "${@:3}"
   else
     cmake --build build-sanitize -j "$(nproc)"
   fi

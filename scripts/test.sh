@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh Debian machine: install what is needed, build, run every test suite, then the
 # mutation tests (a second build with the mutation switches; every mutant must be killed), then the
-# tests again under AddressSanitizer and UndefinedBehaviorSanitizer and the case fuzzer for 60 s (a
+# tests again under AddressSanitizer and UndefinedBehaviorSanitizer and the two fuzzers for 60 s (a
 # third build, with Clang 16: scripts/sanitize.sh, scripts/fuzz.sh). Each stage prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -351,12 +351,15 @@ void ChildProcess::flushInput() {
   }
 }
 
-// Writes pending input, reads output and standard error, until a line is complete, the output
-// ends or the deadline passes. Returns false at end of output.
-bool ChildProcess::pump(std::chrono::steady_clock::time_point deadline) {
+// Writes pending input, reads output (no more than a line of `maxLine` bytes needs) and standard
+// error, until some output has been read, the output ends or the deadline passes. Returns false at
+// end of output.
+bool ChildProcess::pump(std::chrono::steady_clock::time_point deadline, std::size_t maxLine) {
   char buffer[65536];
-  while (output_.find('\n') == std::string::npos) {
+  const std::size_t room = std::min(sizeof buffer, output_.room(maxLine));
+  for (;;) {
     if (out_ < 0) return false;
+    if (room == 0) return true;  // a line over the limit: readLine says so
     pollfd fds[3];
     nfds_t count = 0;
     fds[count++] = {out_, POLLIN, 0};
@@ -367,6 +370,7 @@ bool ChildProcess::pump(std::chrono::steady_clock::time_point deadline) {
     int ready = ::poll(fds, count, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
     if (ready < 0 && errno != EINTR) return true;
     if (ready <= 0) continue;
+    bool read = false;
     for (nfds_t k = 0; k < count; ++k) {
       if (!fds[k].revents) continue;
       if (fds[k].fd == in_) {
@@ -376,13 +380,13 @@ bool ChildProcess::pump(std::chrono::steady_clock::time_point deadline) {
       } else if (fds[k].fd == err_) {
         drainError();
       } else if (fds[k].fd == out_) {
-        ssize_t n = ::read(out_, buffer, sizeof buffer);
-        if (n > 0) output_.append(buffer, static_cast<std::size_t>(n));
+        ssize_t n = ::read(out_, buffer, room);
+        if (n > 0) output_.append(buffer, static_cast<std::size_t>(n), maxLine), read = true;
         else if (n == 0 || (errno != EAGAIN && errno != EINTR)) closeFd(out_);
       }
     }
+    if (read) return true;
   }
-  return true;
 }
 
 void ChildProcess::drainError() {
@@ -402,15 +406,14 @@ void ChildProcess::drainError() {
 LineOutcome ChildProcess::readLine(std::chrono::milliseconds timeout, std::size_t maxLine) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    if (auto end = output_.find('\n'); end != std::string::npos) {
-      if (end > maxLine) return {LineOutcome::Kind::tooLong, {}};
-      std::string line = output_.substr(0, end);
-      output_.erase(0, end + 1);
-      return {LineOutcome::Kind::line, std::move(line)};
+    LineOutcome outcome{LineOutcome::Kind::line, {}};
+    switch (output_.take(outcome.line, maxLine)) {
+      case LineBuffer::Next::line: return outcome;
+      case LineBuffer::Next::tooLong: return {LineOutcome::Kind::tooLong, {}};  // the rest is never read
+      case LineBuffer::Next::none: break;
     }
-    if (output_.size() > maxLine) return {LineOutcome::Kind::tooLong, {}};
     if (std::chrono::steady_clock::now() >= deadline) return {LineOutcome::Kind::timeout, {}};
-    if (!pump(deadline)) {
+    if (!pump(deadline, maxLine)) {
       // End of output: the child is exiting. Wait for it briefly; a child that closed its output
       // but keeps running is killed, so an exit is always reported.
       if (!waitFor(std::chrono::milliseconds(1000))) terminate();

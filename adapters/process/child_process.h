@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/process/line_buffer.h"
 #include "core/support/result.h"
 
 namespace tc::process {
@@ -70,7 +71,8 @@ class ChildProcess {
   //! Writes queued input as far as the pipe takes it now, without waiting.
   void flushInput();
   //! The next line of the child's standard output, waiting at most `timeout` for it; a line longer
-  //! than `maxLine` bytes is `tooLong`. At end of output the child is reaped: `exited`.
+  //! than `maxLine` bytes is `tooLong`, known once `maxLine` bytes without a '\n' are read (the rest
+  //! of it is not read). At end of output the child is reaped: `exited`. Linear in the bytes read.
   LineOutcome readLine(std::chrono::milliseconds timeout, std::size_t maxLine);
   //! Closes the child's input, waits up to `grace` for it to exit, then ends its whole tree.
   void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(1000));
@@ -87,7 +89,7 @@ class ChildProcess {
   // (`execs`: it only execs, so it may share the guardian's memory until then).
   static Result<ChildProcess> launch(const std::function<void(const int* in, const int* out, const int* err)>& inChild,
                                      bool execs);
-  bool pump(std::chrono::steady_clock::time_point deadline);
+  bool pump(std::chrono::steady_clock::time_point deadline, std::size_t maxLine);
   void drainError();
   bool reap(bool block);
   // Whether the guardian ended within `timeout` (reaped if so).
@@ -98,7 +100,8 @@ class ChildProcess {
 
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1, err_ = -1;
-  std::string pendingInput_, output_, errorTail_;
+  std::string pendingInput_, errorTail_;
+  LineBuffer output_;
   bool exited_ = false;
   int status_ = 0;
 };

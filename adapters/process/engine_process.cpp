@@ -68,6 +68,15 @@ Result<Hello> helloFromJson(const nlohmann::json& hello) {
   return out;
 }
 
+Result<Hello> helloFromLine(std::string_view line) {
+  auto document = parseJsonDocument(line);
+  if (!document)
+    return fail(fmt::format("not a hello ({}): {} (standard output is the protocol's: write anything else to "
+                            "standard error)",
+                            document.error().message, quote(line, 80)));
+  return helloFromJson(*document);
+}
+
 EngineProcess::EngineProcess(std::string command, ProcessSettings settings)
     : command_(command), launch_([command] { return ChildProcess::start(command); }), settings_(settings) {}
 
@@ -106,22 +115,20 @@ void EngineProcess::start() {
   // Loading an interpreter and a library (PyTorch) takes seconds on a busy machine: the hello is
   // awaited at least kHelloTimeout, whatever the timeout per answer.
   const auto helloTimeout = std::max(settings_.timeout, kHelloTimeout);
-  LineOutcome first = child_->readLine(helloTimeout, settings_.maxLine);
+  const std::size_t maxHello = std::min(settings_.maxLine, kMaxHelloLine);
+  LineOutcome first = child_->readLine(helloTimeout, maxHello);
   std::string engine = fmt::format("engine {}", quote(command_, 80));
   if (first.kind == LineOutcome::Kind::timeout)
     throw ProtocolError(fmt::format("{} gave no hello in {} (does it write one line and flush its standard output?)",
                                     engine, secondsText(helloTimeout)));
   if (first.kind == LineOutcome::Kind::exited)
     throw ProtocolError(fmt::format("{} exited before its hello: {}{}", engine, child_->exitDescription(), stderrSuffix()));
-  if (first.kind == LineOutcome::Kind::tooLong) protocolError(1, "the line is longer than the limit");
+  if (first.kind == LineOutcome::Kind::tooLong)
+    protocolError(1, fmt::format("the hello is longer than {} bytes (the protocol's version and a profile, one line)",
+                                 maxHello));
   linesRead_ = 1;
   logLine("< ", first.line);
-  auto document = parseJsonDocument(first.line);
-  if (!document)
-    protocolError(1, fmt::format("not a hello ({}): {} (standard output is the protocol's: write anything else to "
-                                 "standard error)",
-                                 document.error().message, quote(first.line, 80)));
-  auto hello = helloFromJson(*document);
+  auto hello = helloFromLine(first.line);
   if (!hello) protocolError(1, hello.error().message);
   if (!hello_) hello_ = std::move(*hello);
   for (Pending& request : pending_) write(request);  // what a fault left unanswered, or what waited for the start

@@ -47,11 +47,14 @@ inline constexpr std::chrono::milliseconds kCancelTimeout{2000};
 //! How many of the last lines of an engine's standard error a crash's message quotes.
 inline constexpr std::size_t kQuotedErrorLines = 20;
 
+//! The longest hello an engine may write: the protocol's version and a profile, a few kilobytes.
+inline constexpr std::size_t kMaxHelloLine = std::size_t{1} << 20;
+
 //! How long to wait for each answer (the hello: at least kHelloTimeout), and the longest line an
-//! engine may write.
+//! engine may write (the hello: at most kMaxHelloLine).
 struct ProcessSettings {
   std::chrono::milliseconds timeout{10000};
-  std::size_t maxLine = std::size_t{256} << 20;
+  std::size_t maxLine = kMaxLine;
   //! Where the exchange is recorded (--engine-log), or nullptr: each line sent as "> LINE", each
   //! line read as "< LINE", and starts and faults as "# ..."; the engine's input is the "> " lines.
   std::shared_ptr<std::FILE> log;
@@ -171,5 +174,8 @@ class EngineProcess {
 
 //! Reads a hello object; errors say which key is wrong and why.
 Result<Hello> helloFromJson(const nlohmann::json& hello);
+//! Reads an engine's first line (at most kMaxHelloLine bytes) as its hello; errors are a protocol
+//! error's reason.
+Result<Hello> helloFromLine(std::string_view line);
 
 }  // namespace tc::process

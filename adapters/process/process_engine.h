@@ -26,8 +26,10 @@ class ProcessEngine final : public Engine<T> {
   bool wantsPlans() const override { return true; }
   void plan(std::vector<PlannedCompile<T>> compiles) const override;
 
-  //! One request with the case and one pass (a pass the plan did not foresee).
-  Result<SingleOutputResult<T>> runPass(const std::string& caseText, const std::string& passText) const;
+  //! One request with the case and one pass (a pass the plan did not foresee); `limits`: of an
+  //! answer to the case (answerLimits), whatever its passes.
+  Result<SingleOutputResult<T>> runPass(const std::string& caseText, const std::string& passText,
+                                        AnswerLimits limits) const;
 
  private:
   // A planned request: its case and passes as sent, and what came back.
@@ -47,9 +49,10 @@ class ProcessEngine final : public Engine<T> {
   typename std::deque<Prepared>::iterator findPrepared(const Graph<T>& graph, const Pack<T>& inputs,
                                                        const Data<T>& data, std::string& text) const;
 
-  // The answer read; throws on a fault, a protocol error or an unsupported case.
-  DecodedAnswer<T> decode(const std::variant<Answer, Fault>& reply, std::size_t passCount) const;
-  Result<std::unique_ptr<const Execution<T>>> execution(std::string caseText, std::vector<std::string> passTexts,
+  // The answer read within `limits`; throws on a fault, a protocol error or an unsupported case.
+  DecodedAnswer<T> decode(const std::variant<Answer, Fault>& reply, const AnswerLimits& limits) const;
+  Result<std::unique_ptr<const Execution<T>>> execution(const Graph<T>& graph, std::string caseText,
+                                                        std::vector<std::string> passTexts,
                                                         const std::variant<Answer, Fault>& answer) const;
 
   EngineProcess& process_;

@@ -17,9 +17,10 @@ class ProcessExecution final : public Execution<T> {
     Result<SingleOutputResult<T>> result;
   };
 
-  ProcessExecution(const ProcessEngine<T>& engine, std::string caseText, Context<T> context,
+  ProcessExecution(const ProcessEngine<T>& engine, std::string caseText, AnswerLimits limits, Context<T> context,
                    std::deque<PlannedResult> planned)
-      : engine_(engine), caseText_(std::move(caseText)), context_(std::move(context)), planned_(std::move(planned)) {}
+      : engine_(engine), caseText_(std::move(caseText)), limits_(limits), context_(std::move(context)),
+        planned_(std::move(planned)) {}
 
   const Context<T>& context() const override { return context_; }
   Result<Pack<T>> backwardDense(const Pack<T>& seeds) const override {
@@ -39,11 +40,12 @@ class ProcessExecution final : public Execution<T> {
       return result;
     }
     planned_.clear();  // off the plan: the rest of it no longer follows
-    return engine_.runPass(caseText_, passText);
+    return engine_.runPass(caseText_, passText, limits_);
   }
 
   const ProcessEngine<T>& engine_;
   std::string caseText_;
+  AnswerLimits limits_;
   Context<T> context_;
   mutable std::deque<PlannedResult> planned_;
 };
@@ -54,10 +56,10 @@ template <class T>
 ProcessEngine<T>::ProcessEngine(EngineProcess& process) : process_(process), name_(process.hello().profile.name) {}
 
 template <class T>
-DecodedAnswer<T> ProcessEngine<T>::decode(const std::variant<Answer, Fault>& reply, std::size_t passCount) const {
+DecodedAnswer<T> ProcessEngine<T>::decode(const std::variant<Answer, Fault>& reply, const AnswerLimits& limits) const {
   if (const Fault* fault = std::get_if<Fault>(&reply)) throw EngineFault(fault->message);
   const Answer& answer = std::get<Answer>(reply);
-  auto decoded = decodeAnswer<T>(answer.text, answer.id, passCount);
+  auto decoded = decodeAnswer<T>(answer.text, answer.id, limits);
   if (!decoded) throw ProtocolError(process_.where(answer.line) + decoded.error().message);
   if (decoded->unsupported) throw UnsupportedCase(*decoded->unsupported);
   if (decoded->crashed) throw EngineFault(process_.crashed(*decoded->crashed).message);
@@ -65,16 +67,17 @@ DecodedAnswer<T> ProcessEngine<T>::decode(const std::variant<Answer, Fault>& rep
 }
 
 template <class T>
-Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::execution(std::string caseText,
+Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::execution(const Graph<T>& graph, std::string caseText,
                                                                        std::vector<std::string> passTexts,
                                                                        const std::variant<Answer, Fault>& reply) const {
-  auto decoded = decode(reply, passTexts.size());
+  const AnswerLimits limits = answerLimits(graph, passTexts.size());
+  auto decoded = decode(reply, limits);
   if (decoded.error) return fail(*decoded.error);
   std::deque<typename detail::ProcessExecution<T>::PlannedResult> planned;
   for (std::size_t k = 0; k < passTexts.size(); ++k)
     planned.push_back({std::move(passTexts[k]), std::move(decoded.passes[k])});
-  return std::make_unique<const detail::ProcessExecution<T>>(*this, std::move(caseText), std::move(decoded.context),
-                                                              std::move(planned));
+  return std::make_unique<const detail::ProcessExecution<T>>(*this, std::move(caseText), limits,
+                                                              std::move(decoded.context), std::move(planned));
 }
 
 template <class T>
@@ -107,18 +110,20 @@ Result<std::unique_ptr<const Execution<T>>> ProcessEngine<T>::compile(const Grap
   auto match = findPrepared(graph, inputs, data, text);
   if (match == prepared_.end()) {
     auto replies = process_.exchange({requestBody(Carrier<T>::name, text, {})});
-    return execution(std::move(text), {}, replies.front());
+    return execution(graph, std::move(text), {}, replies.front());
   }
   Prepared prepared = std::move(*match);
   for (auto skipped = prepared_.begin(); skipped != match; ++skipped) process_.forget(skipped->ticket);
   prepared_.erase(prepared_.begin(), match + 1);  // the plan moves on past it
-  return execution(std::move(text), std::move(prepared.passTexts), process_.receive(prepared.ticket));
+  return execution(graph, std::move(text), std::move(prepared.passTexts), process_.receive(prepared.ticket));
 }
 
 template <class T>
-Result<SingleOutputResult<T>> ProcessEngine<T>::runPass(const std::string& caseText, const std::string& passText) const {
+Result<SingleOutputResult<T>> ProcessEngine<T>::runPass(const std::string& caseText, const std::string& passText,
+                                                       AnswerLimits limits) const {
   auto replies = process_.exchange({requestBody(Carrier<T>::name, caseText, {passText})});
-  auto decoded = decode(replies.front(), 1);
+  limits.passes = 1;
+  auto decoded = decode(replies.front(), limits);
   if (decoded.error) return fail("the engine's forward pass failed when it ran again: " + *decoded.error);
   return std::move(decoded.passes.front());
 }

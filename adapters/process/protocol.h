@@ -39,10 +39,32 @@ struct DecodedAnswer {
   std::vector<Result<SingleOutputResult<T>>> passes;
 };
 
-//! Reads an answer line to request `expectedId` with `passCount` passes; an error is a protocol
-//! error's reason.
+//! What an answer to one request may hold, known from its case before the answer is read: at most
+//! `passes` pass results; in the context and in each pass's gradients, at most `positions` tensors
+//! and `values` values in all. An answer that holds more is refused as soon as it does, before
+//! what it holds is built: its memory is then bounded by its case, not by its line.
+struct AnswerLimits {
+  std::size_t passes = 0, positions = 0, values = 0;
+};
+
+//! Values a pack of an answer may hold besides twice its case's elements: enough for any answer of
+//! the wrong shape that an engine of a small case could give (a gradient not reduced over a
+//! broadcast, a transposed matrix, a tensor with an element too many).
+inline constexpr std::size_t kAnswerValueSlack = 4096;
+
+//! The limits of an answer to `passes` passes of a case on `graph`: one tensor per position, and
+//! values twice the case's elements and kAnswerValueSlack more, per pack.
 template <class T>
-Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expectedId, std::size_t passCount);
+AnswerLimits answerLimits(const Graph<T>& graph, std::size_t passes) {
+  std::size_t elements = 0;
+  for (std::size_t p = 0; p < graph.positionCount(); ++p) elements += elementCount(graph.shapeAt(p));
+  return AnswerLimits{passes, graph.positionCount(), 2 * elements + kAnswerValueSlack};
+}
+
+//! Reads an answer line to request `expectedId`; an error is a protocol error's reason, starting
+//! "answer ID: ".
+template <class T>
+Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expectedId, const AnswerLimits& limits);
 
 //! A pass of a request, read on the server side for a graph: dense seeds or a single output and seed.
 template <class T>

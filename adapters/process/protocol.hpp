@@ -63,19 +63,29 @@ inline Result<std::string> readError(JsonReader& in, std::string_view where) {
   return position ? fmt::format("position {}: {}", *position, message) : message;
 }
 
+// "more values than the case can need", at `where` in a pack of an answer within `limits`.
+inline std::string tooManyValues(std::string_view where, const AnswerLimits& limits) {
+  return fmt::format("{}: more values than the case can need ({} in a pack: twice its elements and {} more)", where,
+                     limits.values, kAnswerValueSlack);
+}
+
+// A tensor of a pack that may still hold `valuesLeft` values (counted down as they are read).
 template <class T>
-Result<Tensor<T>> readTensor(JsonReader& in, const Where& where) {
+Result<Tensor<T>> readTensor(JsonReader& in, const Where& where, std::size_t& valuesLeft, const AnswerLimits& limits) {
   if (!in.beginObject())
     return fail(fmt::format("{}: a tensor must be {{\"shape\": [dims], \"values\": [strings]}}, got {}", where.str(),
                             in.nextKind()));
   std::string key, scratch;
   std::vector<std::size_t> dims;
+  std::optional<std::size_t> declared;  // the shape's element count, once read
   std::vector<T> values;
-  bool hasShape = false, hasValues = false;
+  bool hasValues = false;
   for (;;) {
     auto more = in.nextKey(key);
     if (!more) return std::unexpected(more.error());
     if (!*more) break;
+    if ((key == "shape" && declared) || (key == "values" && hasValues))
+      return fail(fmt::format("{}: \"{}\" twice", where.str(), key));
     if (key == "shape") {
       if (!in.beginArray()) return fail(fmt::format("{}.shape: must be a list of dimensions, got {}", where.str(), in.nextKind()));
       for (;;) {
@@ -88,13 +98,18 @@ Result<Tensor<T>> readTensor(JsonReader& in, const Where& where) {
           return fail(fmt::format("{}.shape: rank exceeds the maximum rank {}", where.str(), kMaxRank));
         dims.push_back(static_cast<std::size_t>(*dim));
       }
-      hasShape = true;
+      auto size = checkDimensions(dims);
+      if (!size) return fail(fmt::format("{}.shape: {}", where.str(), size.error().message));
+      if (*size > values.size() + valuesLeft) return fail(tooManyValues(where.str() + ".shape", limits));
+      declared = *size;
     } else if (key == "values") {
       if (!in.beginArray()) return fail(fmt::format("{}.values: must be a list of strings, got {}", where.str(), in.nextKind()));
       for (;;) {
         auto next = in.nextElement();
         if (!next) return std::unexpected(next.error());
         if (!*next) break;
+        if (valuesLeft == 0) return fail(tooManyValues(where.str() + ".values", limits));
+        --valuesLeft;
         auto text = in.string(scratch);
         if (!text) return fail(fmt::format("{}.values[{}]: {}", where.str(), values.size(), text.error().message));
         auto value = parseValue<T>(*text);
@@ -106,24 +121,27 @@ Result<Tensor<T>> readTensor(JsonReader& in, const Where& where) {
       return fail(fmt::format("{}: unknown key {}; a tensor has shape and values", where.str(), quote(key)));
     }
   }
-  if (!hasShape || !hasValues) return fail(fmt::format("{}: missing \"{}\"", where.str(), hasShape ? "values" : "shape"));
-  if (auto size = checkDimensions(dims); !size) return fail(fmt::format("{}.shape: {}", where.str(), size.error().message));
+  if (!declared || !hasValues) return fail(fmt::format("{}: missing \"{}\"", where.str(), declared ? "values" : "shape"));
   Shape shape(dims.begin(), dims.end());
-  if (values.size() != elementCount(shape))
-    return fail(fmt::format("{}: shape {} needs {} values, got {}", where.str(), formatShape(shape), elementCount(shape),
+  if (values.size() != *declared)
+    return fail(fmt::format("{}: shape {} needs {} values, got {}", where.str(), formatShape(shape), *declared,
                             values.size()));
   return Tensor<T>(std::move(shape), std::move(values));
 }
 
+// A pack of an answer: at most `limits.positions` tensors, `limits.values` values in all.
 template <class T>
-Result<Pack<T>> readPack(JsonReader& in, std::string_view where) {
+Result<Pack<T>> readPack(JsonReader& in, std::string_view where, const AnswerLimits& limits) {
   if (!in.beginArray()) return fail(fmt::format("{}: must be a list of tensors, got {}", where, in.nextKind()));
   Pack<T> pack;
+  std::size_t valuesLeft = limits.values;
   for (;;) {
     auto next = in.nextElement();
     if (!next) return std::unexpected(next.error());
     if (!*next) return pack;
-    auto tensor = readTensor<T>(in, Where{where, pack.size()});
+    if (pack.size() == limits.positions)
+      return fail(fmt::format("{}: more tensors than the case's {} positions", where, limits.positions));
+    auto tensor = readTensor<T>(in, Where{where, pack.size()}, valuesLeft, limits);
     if (!tensor) return std::unexpected(tensor.error());
     pack.push_back(std::move(*tensor));
   }
@@ -131,7 +149,8 @@ Result<Pack<T>> readPack(JsonReader& in, std::string_view where) {
 
 // One pass result (gradients, or the engine's error) appended to `results`.
 template <class T>
-Result<void> readPassResult(JsonReader& in, const std::string& where, std::vector<Result<SingleOutputResult<T>>>& results) {
+Result<void> readPassResult(JsonReader& in, const std::string& where, const AnswerLimits& limits,
+                            std::vector<Result<SingleOutputResult<T>>>& results) {
   if (!in.beginObject()) return fail(fmt::format("{}: must be an object, got {}", where, in.nextKind()));
   std::string key;
   std::optional<Pack<T>> gradients;
@@ -141,8 +160,10 @@ Result<void> readPassResult(JsonReader& in, const std::string& where, std::vecto
     auto more = in.nextKey(key);
     if (!more) return std::unexpected(more.error());
     if (!*more) break;
+    if ((key == "gradients" && gradients) || (key == "programs_run" && programsRun) || (key == "error" && error))
+      return fail(fmt::format("{}: \"{}\" twice", where, key));
     if (key == "gradients") {
-      auto pack = readPack<T>(in, where + ".gradients");
+      auto pack = readPack<T>(in, where + ".gradients", limits);
       if (!pack) return std::unexpected(pack.error());
       gradients = std::move(*pack);
     } else if (key == "programs_run") {
@@ -207,8 +228,11 @@ std::string singlePassText(std::size_t output, const Tensor<T>& seed) {
   return out + "}}";
 }
 
+namespace detail {
+
+// decodeAnswer without the "answer ID: " its errors start with.
 template <class T>
-Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expectedId, std::size_t passCount) {
+Result<DecodedAnswer<T>> readAnswer(std::string_view line, std::size_t expectedId, const AnswerLimits& limits) {
   JsonReader in(line);
   if (!in.beginObject())
     return fail(fmt::format("an answer must be a JSON object, got {} (standard output is the protocol's: write anything "
@@ -222,13 +246,15 @@ Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expecte
     auto more = in.nextKey(key);
     if (!more) return fail("not JSON: " + more.error().message);
     if (!*more) break;
-    Result<void> read;
+    if ((key == "id" && id) || (key == "context" && hasContext) || (key == "passes" && hasPasses) ||
+        (key == "error" && out.error) || (key == "unsupported" && out.unsupported) || (key == "crashed" && out.crashed))
+      return fail(fmt::format("\"{}\" twice", key));
     if (key == "id") {
       auto count = in.count();
       if (!count) return fail("\"id\": " + count.error().message);
       id = *count;
     } else if (key == "context") {
-      auto context = detail::readPack<T>(in, "context");
+      auto context = readPack<T>(in, "context", limits);
       if (!context) return std::unexpected(context.error());
       out.context = std::move(*context), hasContext = true;
     } else if (key == "passes") {
@@ -237,12 +263,14 @@ Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expecte
         auto next = in.nextElement();
         if (!next) return fail("not JSON: " + next.error().message);
         if (!*next) break;
-        if (auto pass = detail::readPassResult<T>(in, fmt::format("passes[{}]", out.passes.size()), out.passes); !pass)
+        if (out.passes.size() == limits.passes)
+          return fail(fmt::format("\"passes\" must hold {} results, one per requested pass, got more", limits.passes));
+        if (auto pass = readPassResult<T>(in, fmt::format("passes[{}]", out.passes.size()), limits, out.passes); !pass)
           return std::unexpected(pass.error());
       }
       hasPasses = true;
     } else if (key == "error") {
-      auto message = detail::readError(in, "error");
+      auto message = readError(in, "error");
       if (!message) return std::unexpected(message.error());
       out.error = "the engine failed: " + *message;
     } else if (key == "unsupported") {
@@ -258,16 +286,24 @@ Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expecte
     }
   }
   if (auto end = in.end(); !end) return fail("not JSON: " + end.error().message);
-  if (!id) return fail(fmt::format("the answer to request {} has no \"id\"", expectedId));
-  if (*id != expectedId)
-    return fail(fmt::format("the answer to request {} has \"id\": {} (answers come in request order)", expectedId, *id));
+  if (!id) return fail("no \"id\"");
+  if (*id != expectedId) return fail(fmt::format("\"id\" is {} (answers come in request order)", *id));
   const int outcomes = hasContext + out.error.has_value() + out.unsupported.has_value() + out.crashed.has_value();
   if (outcomes == 0) return fail("missing \"context\" (or \"error\", \"unsupported\" or \"crashed\")");
   if (outcomes > 1) return fail("an answer has one of \"context\", \"error\", \"unsupported\" and \"crashed\"");
-  if (hasContext && out.passes.size() != passCount)
-    return fail(fmt::format("\"passes\" must hold {} results, one per requested pass, got {}", passCount,
-                            hasPasses ? out.passes.size() : 0));
+  if (hasContext && out.passes.size() != limits.passes)
+    return fail(fmt::format("\"passes\" must hold {} results, one per requested pass, got {}", limits.passes,
+                            out.passes.size()));
   return out;
+}
+
+}  // namespace detail
+
+template <class T>
+Result<DecodedAnswer<T>> decodeAnswer(std::string_view line, std::size_t expectedId, const AnswerLimits& limits) {
+  auto answer = detail::readAnswer<T>(line, expectedId, limits);
+  if (!answer) return fail(fmt::format("answer {}: {}", expectedId, answer.error().message));
+  return answer;
 }
 
 template <class T>

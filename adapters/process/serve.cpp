@@ -33,15 +33,24 @@ Result<std::vector<Result<SingleOutputResult<T>>>> runPasses(const Execution<T>&
   return results;
 }
 
-// The answer line to one request on carrier T, or why the request is malformed.
+// The answer line to one request on carrier T, or why the request is malformed or passes the limits.
 template <class T>
-Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohmann::json& request) {
-  auto c = caseFromJson<T>(request["case"]);
-  if (!c) return fail("case: " + c.error().message);
-  if (!c->inputs) return fail("case: no input values");
+Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohmann::json& request,
+                           const ServeLimits& limits) {
   const nlohmann::json empty = nlohmann::json::array();
   const nlohmann::json& passes = request.contains("passes") ? request["passes"] : empty;
   if (!passes.is_array()) return fail("\"passes\" must be a list");
+  // A forward pass and the passes asked; every value read and written as text: the inputs and
+  // seeds, the context and the gradients.
+  const double reverse = static_cast<double>(passes.size());
+  const PassCounts counts{.forward = 1, .backward = reverse, .dense = limits.denseOrder ? reverse : 0.0,
+                          .exchangedValues = 2 * (1 + reverse)};
+  auto c = caseFromJson<T>(request["case"], [&](const Case<T>& loaded) {
+    return withinBudget(loaded.graph, loaded.inputs ? &*loaded.inputs : nullptr, loaded.data, counts, limits.budget,
+                        limits.raiseWork, limits.raiseMemory);
+  });
+  if (!c) return fail("case: " + c.error().message);
+  if (!c->inputs) return fail("case: no input values");
   // An engine that refuses the case (UnsupportedCase, from any of its calls) answers `unsupported`,
   // as it counts in this process: isolation must not change a verdict.
   try {
@@ -55,8 +64,8 @@ Result<std::string> answer(const Engine<T>& engine, std::size_t id, const nlohma
   }
 }
 
-Result<std::string> answerLine(const ServedEngines& engines, const std::string& line) {
-  auto request = parseJsonDocument(line);
+Result<std::string> answerLine(const ServedEngines& engines, const std::string& line, const ServeLimits& limits) {
+  auto request = parseJsonDocument(line, MemoryBound{limits.budget.memory, limits.raiseMemory});
   if (!request) return std::unexpected(request.error());
   if (!request->is_object() || !(*request)["id"].is_number_unsigned() || !(*request)["carrier"].is_string() ||
       !request->contains("case"))
@@ -67,55 +76,58 @@ Result<std::string> answerLine(const ServedEngines& engines, const std::string& 
   const std::size_t id = (*request)["id"].get<std::size_t>();
   Result<std::string> out;
   withCarrier(carrier, [&]<class T>() {
-    if (const Engine<T>* engine = engines.get<T>()) out = answer<T>(*engine, id, *request);
+    if (const Engine<T>* engine = engines.get<T>()) out = answer<T>(*engine, id, *request, limits);
     else out = fail("this engine does not run carrier " + carrier);
     return 0;
   });
   return out;
 }
 
-// The next line of `fd` (without '\n'; a last line without one counts), reading in large blocks.
-bool readLine(int fd, std::string& buffer, std::string& line) {
+// The next line of `fd` (without '\n'; a last line without one counts) into `line`, reading in
+// large blocks: true, or false at the end of the input; a line longer than `maxLine` is an error,
+// found once that many bytes without a '\n' are read.
+Result<bool> readLine(int fd, LineBuffer& buffer, std::string& line, std::size_t maxLine) {
   for (;;) {
-    if (auto end = buffer.find('\n'); end != std::string::npos) {
-      line.assign(buffer, 0, end);
-      buffer.erase(0, end + 1);
-      return true;
+    switch (buffer.take(line, maxLine)) {
+      case LineBuffer::Next::line: return true;
+      case LineBuffer::Next::tooLong: return fail(fmt::format("the line is longer than {} bytes", maxLine));
+      case LineBuffer::Next::none: break;
     }
     char block[65536];
-    ssize_t n = ::read(fd, block, sizeof block);
+    ssize_t n = ::read(fd, block, std::min(sizeof block, buffer.room(maxLine)));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      if (buffer.empty()) return false;
-      line = std::move(buffer);
-      buffer.clear();
+      if (buffer.held() == 0) return false;
+      line = buffer.rest();
       return true;
     }
-    buffer.append(block, static_cast<std::size_t>(n));
+    buffer.append(block, static_cast<std::size_t>(n), maxLine);
   }
 }
 
 }  // namespace
 
-int serve(const std::string& engineName, int in, std::FILE* out) {
+int serve(const std::string& engineName, int in, std::FILE* out, const ServeLimits& limits) {
   EngineProfile profile;
   profile.name = engineName;
   ServedEngines engines{&builtinEngine<Rational>(engineName), &builtinEngine<RationalNoEq>(engineName),
                         &builtinEngine<ModP>(engineName), &builtinEngine<double>(engineName),
                         &builtinEngine<float>(engineName), &builtinEngine<Interval>(engineName)};
-  return serve(profile, "bits", engines, in, out);
+  return serve(profile, "bits", engines, in, out, limits);
 }
 
-int serve(const EngineProfile& profile, std::string_view policy, const ServedEngines& engines, int in, std::FILE* out) {
+int serve(const EngineProfile& profile, std::string_view policy, const ServedEngines& engines, int in, std::FILE* out,
+          const ServeLimits& limits) {
   std::string hello = nlohmann::json{{"tapecheck_engine", kProtocolVersion}, {"profile", profileToJson(profile)},
                                      {"policy", policy}}.dump() + "\n";
   std::fputs(hello.c_str(), out);
   std::fflush(out);
-  std::string buffer, line;
-  std::size_t number = 0;
-  while (readLine(in, buffer, line)) {
-    ++number;
-    auto answer = answerLine(engines, line);
+  LineBuffer buffer;
+  std::string line;
+  for (std::size_t number = 1;; ++number) {
+    auto more = readLine(in, buffer, line, limits.maxLine);
+    if (more && !*more) return 0;
+    auto answer = more ? answerLine(engines, line, limits) : Result<std::string>(std::unexpected(more.error()));
     if (!answer) {
       fmt::print(stderr, "tapecheck serve: request line {}: {}\n", number, answer.error().message);
       return 2;
@@ -124,7 +136,6 @@ int serve(const EngineProfile& profile, std::string_view policy, const ServedEng
     std::fwrite(answer->data(), 1, answer->size(), out);
     std::fflush(out);
   }
-  return 0;
 }
 
 }  // namespace tc::process

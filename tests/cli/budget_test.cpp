@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/cli/run_tapecheck.h"
@@ -400,6 +401,61 @@ TEST(BudgetOptions, TheAccuracyOraclesSoftmaxCostsSixtyEnclosedOperationsAnOpera
   EXPECT_NE(run.err.find("node 1 (softmax_last): the estimated work passes the budget of 1e+09 operations"),
             std::string::npos)
       << run.err;
+}
+
+// `tapecheck serve` reads what anyone may write, and is bounded like the commands that read a file:
+// a request line of at most 256 MiB (and at most --max-memory), refused once that much is read
+// without a '\n'; each request's JSON and case within --max-memory and --max-work.
+
+// A request file for serve: `document` (a case file's JSON) as the case of request 1 on `carrier`.
+std::string requestFile(const std::string& name, const std::string& caseFile, const std::string& carrier) {
+  std::ifstream in(caseFile);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string document = text.str();
+  std::replace(document.begin(), document.end(), '\n', ' ');
+  const std::string path = (std::filesystem::temp_directory_path() / ("tapecheck-serve-" + name + ".jsonl")).string();
+  std::ofstream(path) << R"({"id": 1, "carrier": ")" << carrier << R"(", "case": )" << document << ", \"passes\": []}\n";
+  return path;
+}
+
+TEST(ServeBudget, AnEndlessLineEndsServeAtTheLineLimit) {
+  CommandRun run = runBounded("serve < /dev/zero");
+  EXPECT_EQ(run.status, 2) << run.err;
+  EXPECT_EQ(lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("tapecheck serve: request line 1: the line is longer than 268435456 bytes"), std::string::npos)
+      << run.err;
+  CommandRun lower = runBounded("serve --max-memory 2 < /dev/zero");
+  EXPECT_EQ(lower.status, 2) << lower.err;
+  EXPECT_NE(lower.err.find("request line 1: the line is longer than 2097152 bytes"), std::string::npos) << lower.err;
+}
+
+TEST(ServeBudget, ARequestPassingTheBudgetIsRefusedNamingTheNode) {
+  CommandRun memory = runBounded("serve --max-work 1e15 < " +
+                                 requestFile("broadcast22", source("tests/cli/data/budget/broadcast22.json"), "rational"));
+  EXPECT_EQ(memory.status, 2) << memory.err;
+  EXPECT_EQ(lines(memory.err), 1u) << memory.err;
+  EXPECT_NE(memory.err.find("tapecheck serve: request line 1: case: node 1 (broadcast): the estimated memory passes "
+                            "the budget of 1024 MiB here"),
+            std::string::npos)
+      << memory.err;
+  EXPECT_NE(memory.err.find("; raise it with --max-memory (MiB)\n"), std::string::npos) << memory.err;
+  const std::string mlp = requestFile("mlp", source("examples/graphs/mlp.json"), "double");
+  CommandRun fits = runBounded("serve < " + mlp);
+  EXPECT_EQ(fits.status, 0) << fits.err;
+  EXPECT_EQ(lines(fits.out), 2u) << "the hello and the answer";
+  CommandRun work = runBounded("serve --max-work 100 < " + mlp);
+  EXPECT_EQ(work.status, 2) << work.err;
+  EXPECT_NE(work.err.find("the estimated work passes the budget of 1e+02 operations"), std::string::npos) << work.err;
+  EXPECT_NE(work.err.find("; raise it with --max-work\n"), std::string::npos) << work.err;
+  // The JSON is read within the memory budget too, before the case is.
+  CommandRun json = runBounded("serve --max-memory 4 < " +
+                               requestFile("long-text", unreadDataFile("serve-long-text", 100000), "double"));
+  EXPECT_EQ(json.status, 2) << json.err;
+  EXPECT_NE(json.err.find("request line 1: reading its 0.4"), std::string::npos) << json.err;
+  EXPECT_NE(json.err.find("takes more than the memory budget of 4 MiB; raise it with --max-memory (MiB)"),
+            std::string::npos)
+      << json.err;
 }
 
 TEST(BudgetOptions, ABudgetMustBeAPositiveNumber) {

@@ -25,6 +25,7 @@
 namespace {
 
 using tc::testing::CommandRun;
+using tc::testing::runCommand;
 using tc::testing::runTapecheck;
 using tc::testing::source;
 using tc::escape;
@@ -175,6 +176,21 @@ TEST(EngineCmd, AWrongIdIsAnInputError) {
   CommandRun run = runTapecheck("run --carrier rational --cases 60 --seed 1 " + misbehaving("wrong-id-on", "mul"));
   ASSERT_EQ(run.status, 2) << run.out << run.err;
   EXPECT_NE(run.err.find("(answers come in request order)"), std::string::npos) << run.err;
+}
+
+// An answer far larger than its case can need (a 64 MiB line of 16 million values for a case of a
+// few) is refused as soon as it passes what the case can need, before its values are built, in one
+// line naming the request; within 1 GiB of address space, where building its 16 million rationals
+// alone took 0.8 GB.
+TEST(EngineCmd, AnAnswerLargerThanTheCaseCanNeedIsRefusedBeforeItIsBuilt) {
+  CommandRun run = runCommand("ulimit -v 1048576; " + std::string(TAPECHECK_BINARY) +
+                              " run --property compileChecked_context --carrier rational --cases 60 --seed 1 " +
+                              misbehaving("flood-on", "mul"));
+  ASSERT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("output line "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(": context[0].values: more values than the case can need ("), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(": answer "), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
 }
 
 TEST(EngineCmd, GradientsOfTheWrongShapeAreADifferenceNotAnInputError) {

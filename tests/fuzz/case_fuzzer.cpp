@@ -1,17 +1,12 @@
 // The libFuzzer target: every input is a candidate case file (tests/fuzz/README.md). A finding
 // aborts with its description, and libFuzzer saves the input; scripts/fuzz.sh runs it.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string_view>
 
+#include "tests/fuzz/finding.h"
 #include "tests/fuzz/case_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  auto finding = tc::fuzz::findingIn(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (finding) {
-    std::fprintf(stderr, "case_fuzzer: %s\n", finding->c_str());
-    std::abort();
-  }
-  return 0;
+  return tc::fuzz::abortOnFinding("case_fuzzer",
+                                  tc::fuzz::findingIn(std::string_view(reinterpret_cast<const char*>(data), size)));
 }

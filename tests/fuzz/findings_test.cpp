@@ -11,6 +11,7 @@
 
 #include "core/ops/library.hpp"
 #include "tests/fuzz/case_fuzz.h"
+#include "tests/fuzz/protocol_fuzz.h"
 
 namespace tc {
 namespace {
@@ -24,10 +25,10 @@ std::string readAll(const std::filesystem::path& path) {
   return text.str();
 }
 
-//! The files that seed_dirs.txt names (each line DIR/* or DIR/*.EXT), relative to the source tree, sorted.
-std::vector<std::string> corpusFiles() {
+//! The files that `list` names (each line DIR/* or DIR/*.EXT), relative to the source tree, sorted.
+std::vector<std::string> corpusFiles(const std::string& list) {
   std::vector<std::string> files;
-  std::istringstream lines(readAll(kSource / "tests/fuzz/seed_dirs.txt"));
+  std::istringstream lines(readAll(kSource / list));
   for (std::string line; std::getline(lines, line);) {
     const std::filesystem::path pattern = line;
     const std::string name = pattern.filename().string();
@@ -41,6 +42,13 @@ std::vector<std::string> corpusFiles() {
   return files;
 }
 
+// A test's name from a corpus file's path.
+std::string testName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  return name;
+}
+
 class FuzzCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FuzzCorpus, HasNoFinding) {
@@ -49,12 +57,30 @@ TEST_P(FuzzCorpus, HasNoFinding) {
   EXPECT_FALSE(finding.has_value()) << GetParam() << ": " << finding.value_or("");
 }
 
-INSTANTIATE_TEST_SUITE_P(SeedsAndFindings, FuzzCorpus, ::testing::ValuesIn(corpusFiles()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(SeedsAndFindings, FuzzCorpus, ::testing::ValuesIn(corpusFiles("tests/fuzz/seed_dirs.txt")),
+                         testName);
+
+// The protocol fuzzer's seeds and findings (tests/fuzz/protocol/): engines' output.
+class ProtocolFuzzCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProtocolFuzzCorpus, HasNoFinding) {
+  std::string text = readAll(kSource / GetParam());
+  std::optional<std::string> finding = fuzz::protocolFindingIn(text);
+  EXPECT_FALSE(finding.has_value()) << GetParam() << ": " << finding.value_or("");
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedsAndFindings, ProtocolFuzzCorpus,
+                         ::testing::ValuesIn(corpusFiles("tests/fuzz/protocol_seed_dirs.txt")), testName);
+
+// The protocol fuzzer reports what it should: an answer over its case's limits is refused, so an
+// input holding one is no finding, and a refusal that names no request would be.
+TEST(ProtocolFuzz, AnAnswerOverTheLimitsIsRefusedNotAFinding) {
+  std::string flood = R"({"id": 1, "context": [{"values": [)";
+  for (int k = 0; k < 5000; ++k) flood += k ? R"(, "0")" : R"("0")";
+  flood += R"(], "shape": [5000]}]})";
+  EXPECT_EQ(fuzz::protocolFindingIn("{}\n" + flood), std::nullopt);
+  EXPECT_EQ(fuzz::protocolFindingIn("{\"tapecheck_engine\": 2}\nnot json\n\n"), std::nullopt);
+}
 
 //! The quoted words of the dictionary's entries (`op_add="\"add\""` gives add).
 std::set<std::string> dictionaryWords() {

@@ -8,6 +8,7 @@
 #include "adapters/process/engine_process.h"
 #include "adapters/process/json_reader.h"
 #include "adapters/process/protocol.hpp"
+#include "core/graph/builder.h"
 #include "properties/engines/guarded_engine.h"
 
 namespace tc::process {
@@ -63,11 +64,14 @@ TEST(JsonReader, BoundsNesting) {
   EXPECT_FALSE(in.skip());
 }
 
+// Limits roomy enough for the answers below: four positions, 100 values a pack.
+AnswerLimits roomy(std::size_t passes) { return AnswerLimits{passes, 4, 100}; }
+
 TEST(DecodeAnswer, ReadsTensorsInAnyKeyOrder) {
   auto answer = decodeAnswer<double>(
       R"({"passes": [{"programs_run": 2, "gradients": [{"values": ["0x1p+1"], "shape": []}]}],
           "context": [{"shape": [2], "values": ["-0", "nan"]}], "id": 7})",
-      7, 1);
+      7, roomy(1));
   ASSERT_TRUE(answer) << answer.error().message;
   ASSERT_EQ(answer->context.size(), 1u);
   EXPECT_TRUE(std::signbit(answer->context[0].values[0]));
@@ -79,25 +83,70 @@ TEST(DecodeAnswer, ReadsTensorsInAnyKeyOrder) {
 
 TEST(DecodeAnswer, NamesWhatIsWrong) {
   auto error = [](std::string_view line, std::size_t passes = 0) {
-    auto answer = decodeAnswer<Rational>(line, 1, passes);
+    auto answer = decodeAnswer<Rational>(line, 1, roomy(passes));
     return answer ? std::string("(accepted)") : answer.error().message;
   };
-  EXPECT_EQ(error(R"({"id": 2, "context": []})"), "the answer to request 1 has \"id\": 2 (answers come in request order)");
-  EXPECT_EQ(error(R"({"id": 1})"), "missing \"context\" (or \"error\", \"unsupported\" or \"crashed\")");
-  EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [2], "values": ["1"]}]})"), "context[0]: shape [2] needs 2 values, got 1");
+  EXPECT_EQ(error(R"({"id": 2, "context": []})"), "answer 1: \"id\" is 2 (answers come in request order)");
+  EXPECT_EQ(error(R"({"context": []})"), "answer 1: no \"id\"");
+  EXPECT_EQ(error(R"({"id": 1})"), "answer 1: missing \"context\" (or \"error\", \"unsupported\" or \"crashed\")");
+  EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [2], "values": ["1"]}]})"),
+            "answer 1: context[0]: shape [2] needs 2 values, got 1");
   EXPECT_EQ(error(R"({"id": 1, "context": [{"shape": [], "values": ["1/0"]}]})"),
-            "context[0].values[0]: '1/0' is not a number: zero denominator");
+            "answer 1: context[0].values[0]: '1/0' is not a number: zero denominator");
   EXPECT_EQ(error(R"({"id": 1, "context": [], "passes": []})", 1),
-            "\"passes\" must hold 1 results, one per requested pass, got 0");
+            "answer 1: \"passes\" must hold 1 results, one per requested pass, got 0");
   EXPECT_EQ(error(R"({"id": 1, "context": [], "extra": 1})"),
-            "unknown key 'extra'; an answer has id, context, passes, error, unsupported or crashed");
+            "answer 1: unknown key 'extra'; an answer has id, context, passes, error, unsupported or crashed");
   for (const char* crash : {R"({"id": 1, "crashed": 11})", R"({"id": 1, "crashed": {"signal": 0}})",
                             R"({"id": 1, "crashed": {"status": 256}})", R"({"id": 1, "crashed": {"signal": 11, "status": 1}})",
                             R"({"id": 1, "crashed": {"core": 1}})"})
-    EXPECT_EQ(error(crash), "\"crashed\" must be {\"signal\": N} (1 to 64) or {\"status\": N} (0 to 255)") << crash;
+    EXPECT_EQ(error(crash), "answer 1: \"crashed\" must be {\"signal\": N} (1 to 64) or {\"status\": N} (0 to 255)") << crash;
   EXPECT_EQ(error(R"({"id": 1, "context": [], "crashed": {"status": 1}})"),
-            "an answer has one of \"context\", \"error\", \"unsupported\" and \"crashed\"");
+            "answer 1: an answer has one of \"context\", \"error\", \"unsupported\" and \"crashed\"");
   EXPECT_EQ(error(R"({"id": 1, "error": {"position": 3, "message": "no"}})"), "(accepted)");
+}
+
+// An answer holds no more than its case can need, and is refused as soon as it holds more, before
+// what it holds is built: more tensors than positions, more pass results than passes asked, more
+// values than the limit (counted as they are read, or declared by a shape read first), a key twice.
+TEST(DecodeAnswer, RefusesMoreThanTheCaseCanNeedAsSoonAsItIsRead) {
+  const AnswerLimits limits{1, 2, 5};
+  auto error = [&](std::string_view line) {
+    auto answer = decodeAnswer<Rational>(line, 3, limits);
+    return answer ? std::string("(accepted)") : answer.error().message;
+  };
+  const std::string scalar = R"({"shape": [], "values": ["1"]})";
+  EXPECT_EQ(error(R"({"id": 3, "context": [)" + scalar + "," + scalar + R"(], "passes": [{"gradients": []}]})"),
+            "(accepted)");
+  // The third tensor is refused before it is read: the rest of the line need not even be JSON.
+  EXPECT_EQ(error(R"({"id": 3, "context": [)" + scalar + "," + scalar + ", @@@"),
+            "answer 3: context: more tensors than the case's 2 positions");
+  EXPECT_EQ(error(R"({"id": 3, "context": [], "passes": [{"gradients": []}, @@@)"),
+            "answer 3: \"passes\" must hold 1 results, one per requested pass, got more");
+  EXPECT_EQ(error(R"({"id": 3, "context": [{"values": ["1", "2", "3", "4", "5", "6", @@@)"),
+            "answer 3: context[0].values: more values than the case can need (5 in a pack: twice its elements and "
+            "4096 more)");
+  EXPECT_EQ(error(R"({"id": 3, "context": [{"shape": [3], "values": ["1", "2", "3"]}, {"shape": [3], @@@)"),
+            "answer 3: context[1].shape: more values than the case can need (5 in a pack: twice its elements and "
+            "4096 more)");
+  EXPECT_EQ(error(R"({"id": 3, "context": [], "passes": [{"gradients": [{"values": ["1", "2", "3", "4", "5", "6", @@@)"),
+            "answer 3: passes[0].gradients[0].values: more values than the case can need (5 in a pack: twice its "
+            "elements and 4096 more)");
+  EXPECT_EQ(error(R"({"id": 3, "context": [], "context": [], "passes": [{"gradients": []}]})"),
+            "answer 3: \"context\" twice");
+  EXPECT_EQ(error(R"({"id": 3, "context": [{"shape": [], "shape": [], "values": ["1"]}], "passes": [{"gradients": []}]})"),
+            "answer 3: context[0]: \"shape\" twice");
+}
+
+TEST(DecodeAnswer, TheLimitsComeFromTheCase) {
+  auto builder = GraphBuilder<Rational>::create({Shape{3}});
+  ASSERT_TRUE(builder);
+  ASSERT_TRUE(builder->add(OpKind::sum, {0}));
+  const Graph<Rational> graph = std::move(*builder).build();
+  const AnswerLimits limits = answerLimits(graph, 2);
+  EXPECT_EQ(limits.passes, 2u);
+  EXPECT_EQ(limits.positions, 2u);
+  EXPECT_EQ(limits.values, 2 * 4 + kAnswerValueSlack);
 }
 
 TEST(EngineProcess, AnswersComeBackInOrderWhateverOrderTheyAreReceivedIn) {
@@ -128,10 +177,10 @@ TEST(EngineProcess, ACrashFaultsTheRequestItHitAndTheRestAreSentAgain) {
 // An engine that serves each request in a worker it forks (the Python client) answers for a worker
 // that died: the answer says how, and it is read as the crash of the engine's process would be.
 TEST(DecodeAnswer, ReadsAWorkersCrash) {
-  auto signalled = decodeAnswer<double>(R"({"id": 3, "crashed": {"signal": 11}})", 3, 2);
+  auto signalled = decodeAnswer<double>(R"({"id": 3, "crashed": {"signal": 11}})", 3, roomy(2));
   ASSERT_TRUE(signalled) << signalled.error().message;
   EXPECT_EQ(signalled->crashed, "signal 11 (Segmentation fault)");
-  auto exited = decodeAnswer<double>(R"({"crashed": {"status": 1}, "id": 3})", 3, 0);
+  auto exited = decodeAnswer<double>(R"({"crashed": {"status": 1}, "id": 3})", 3, roomy(0));
   ASSERT_TRUE(exited) << exited.error().message;
   EXPECT_EQ(exited->crashed, "status 1");
 }
@@ -211,6 +260,19 @@ TEST(EngineProcess, ALineOverTheLimitIsAProtocolError) {
     FAIL() << "no protocol error";
   } catch (const ProtocolError& error) {
     EXPECT_NE(std::string(error.what()).find("output line 2: the line is longer than 1000 bytes"), std::string::npos)
+        << error.what();
+  }
+}
+
+// A hello is a profile, a few kilobytes: a longer first line is refused at kMaxHelloLine, whatever
+// the limit on answers, before it is parsed.
+TEST(EngineProcess, AHelloOverItsLimitIsAProtocolError) {
+  EngineProcess engine("head -c 3000000 /dev/zero | tr '\\0' ' '; echo");
+  try {
+    (void)engine.hello();
+    FAIL() << "no protocol error";
+  } catch (const ProtocolError& error) {
+    EXPECT_NE(std::string(error.what()).find("output line 1: the hello is longer than 1048576 bytes"), std::string::npos)
         << error.what();
   }
 }

@@ -9,6 +9,7 @@ crash-on OP       dies by SIGSEGV             exit-on OP        writes to stderr
 hang-on OP        never answers               garbage-on OP     answers a line that is not JSON
 no-context-on OP  answers without "context"    wrong-shape-on OP gives gradients of the wrong shape
 wrong-id-on OP    answers with another id      unsupported-on OP answers that OP is unsupported
+flood-on OP       answers a context of 16 million values, a line of 64 MiB (far more than the case can need)
 unsupported-all   answers that every case is unsupported (a run that compares nothing)
 exit-at-start     exits with status 1 before its hello
 bad-hello         announces protocol version 2
@@ -101,6 +102,10 @@ def misbehave(mode, op, request, answer):
         time.sleep(3600)
     if mode == "garbage-on":
         return "this is not json\n"
+    if mode == "flood-on":
+        count = 16 << 20
+        return ('{"id": %d, "context": [{"values": [' % request["id"] + '"0",' * (count - 1) +
+                '"0"], "shape": [%d]}], "passes": []}\n' % count)
     parsed = json.loads(answer)
     if mode == "no-context-on":
         parsed.pop("context", None)
