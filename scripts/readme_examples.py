@@ -73,6 +73,14 @@ PY = "/usr/bin/python3"  # Debian's interpreter (python3-torch lives there); the
 TINY = f"{PY} examples/python/tiny_engine.py"
 SCALAR_BUG = f"{PY} examples/python/scalar_engine.py --bug"
 INDEPENDENT = f"{PY} tests/engines/independent/engine.py"
+# pytest on the plugin's example with the planted bug: the engine runs in the example's directory (the
+# repository's, through the scratch directory's link), so its failures go to a folder of their own,
+# emptied first (a run judges those saved before: the failure database), one per block (blocks run at once).
+def pytest_bug(saves):
+    return (f"cd examples/python/pytest_verdict && rm -rf {saves} && "
+            "COLUMNS=80 TAPECHECK=$OLDPWD/build/tapecheck /usr/bin/python3 -m pytest -p no:cacheprovider -v "
+            '--tapecheck-seed 1 --tapecheck-engine "/usr/bin/python3 ../scalar_engine.py --bug" '
+            f"--tapecheck-save-failures={saves}")
 BEGIN = re.compile(r"^<!-- readme-example: ([a-z0-9-]+) -->$")
 END = "<!-- /readme-example -->"
 NOT_GENERATED = re.compile(r"^<!-- not generated: .+ -->$")
@@ -140,6 +148,9 @@ BLOCKS = [
         Step("TAPECHECK_REPLAY=tapecheck-failures/compileChecked_backwardDenseFrom-rational-1.json "
              "/tmp/minigrad/minigrad_test", keep=[r"^\[ RUN", r"^replay ", r"^  compileChecked", r"^\[  FAILED  \] tapecheck"])],
         needs="minigrad"),
+    Block("pytest-items", [Step(pytest_bug("/tmp/tapecheck-pytest-items"), keep=[r"^conftest\.py::tapecheck::", r" failed, \d+ passed in "])]),
+    Block("pytest-failure", [Step(pytest_bug("/tmp/tapecheck-pytest-failures"), keep=[
+        (r"^compileChecked_backwardDenseFrom on rational FAILED", r"^\(tapecheck run:"), r"^FAILED "])]),
     Block("verdict-cpp", [Step("/tmp/minigrad/minigrad_check run --engine minigrad --cases 100 --seed 1",
                                keep=[r"^minigrad_check run:", r"properties x carriers"])], needs="minigrad"),
     Block("tiny-rational", [Step(f'./build/tapecheck run --engine-cmd "{TINY}" --carrier rational --cases 200 --seed 1',
