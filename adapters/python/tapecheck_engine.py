@@ -588,17 +588,21 @@ def _request_id(line: bytes) -> int | None:
 
 
 def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
-    """Relays requests from `stdin_fd` to a forked worker one at a time, and its answers to
-    `stdout`, in order. A worker that dies leaves a "crashed" answer for its request and is
-    replaced by a spare, forked (and warmed) while it ran. `{"cancel": ID}` answers request ID
-    "cancelled": before it is sent on, or by killing the worker that runs it."""
+    """Relays requests from `stdin_fd` to a forked worker, and its answers to `stdout`, in order. Every
+    request is passed on as it comes (the worker answers them in order, as tapecheck pipelines them). A
+    worker that dies leaves a "crashed" answer for the request it was running (the oldest unanswered),
+    and a spare, forked (and warmed) while it ran, takes over the requests after it. `{"cancel": ID}`
+    answers request ID "cancelled": before it is passed on, instead of its answer, or by killing the
+    worker that runs it."""
     import selectors
-    waiting: collections.deque = collections.deque()  # (id, line) not yet sent on, oldest first
-    cancelled_ids: set = set()  # ids in `waiting` to answer "cancelled" when their turn comes
-    current = None     # (id, line) the worker runs
-    killed = False     # the worker was killed to cancel `current`
+    waiting: collections.deque = collections.deque()   # (id, line) not yet passed on, oldest first
+    # (id, line) passed on and not yet answered, oldest first; line None: a request cancelled before it was
+    # passed on, answered "cancelled" when its turn comes
+    in_flight: collections.deque = collections.deque()
+    cancelled_ids: set = set()  # ids to answer "cancelled" instead of what the worker says, or before sending
+    killed = None      # the id of the request in flight the worker was killed to cancel
     received = b""     # stdin's bytes after its last complete line
-    to_send = b""      # the rest of `current`'s line for the worker's pipe
+    to_send = b""      # requests for the worker's pipe that it has not taken yet
     answer_part = b""  # the worker's bytes after its last complete answer
     stdin_open = True
     worker = spare = None
@@ -607,30 +611,37 @@ def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
         stdout.write(_dumps(document) + "\n")
         stdout.flush()
 
+    def answer_cancelled_in_turn() -> None:
+        while in_flight and in_flight[0][1] is None:
+            cancelled_ids.discard(in_flight[0][0])
+            write({"id": in_flight.popleft()[0], "cancelled": True})
+
     with selectors.DefaultSelector() as selector:
         selector.register(stdin_fd, selectors.EVENT_READ)
-        while stdin_open or waiting or current:
+        while stdin_open or waiting or in_flight:
             if worker is None:
                 # The spare, forked (and warmed) while the last worker ran, takes over at once.
                 pid, requests_fd, answers_fd = worker = spare or _start_worker(engine)
                 spare = None
                 selector.register(answers_fd, selectors.EVENT_READ)
-            while current is None and waiting and not killed:  # never to a worker being killed
+            while waiting and killed is None:  # never to a worker being killed
                 ident, line = waiting.popleft()
-                if ident in cancelled_ids:
-                    cancelled_ids.discard(ident)
-                    write({"id": ident, "cancelled": True})
-                else:
-                    current, to_send = (ident, line), line
-                    try:  # now, before a spare is forked; what the pipe does not take goes below
-                        to_send = to_send[os.write(requests_fd, to_send):]
-                    except (BlockingIOError, BrokenPipeError):
-                        pass
-            if spare is None:  # after the worker has its request: a fork takes a while
+                if ident in cancelled_ids:  # never run: answered in its turn
+                    in_flight.append((ident, None))
+                    continue
+                in_flight.append((ident, line))
+                to_send += line
+            answer_cancelled_in_turn()
+            if to_send:
+                try:  # now, before a spare is forked; what the pipe does not take goes below
+                    to_send = to_send[os.write(requests_fd, to_send):]
+                except (BlockingIOError, BrokenPipeError):
+                    pass
+            if spare is None:  # after the worker has its requests: a fork takes a while
                 spare = _start_worker(engine, worker[1:])
-            if not (stdin_open or current):
+            if not (stdin_open or in_flight):
                 break
-            watching_write = bool(to_send)
+            watching_write = bool(to_send) and killed is None
             if watching_write:
                 selector.register(requests_fd, selectors.EVENT_WRITE)
             events = selector.select()
@@ -650,10 +661,10 @@ def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
                             continue
                         if line.lstrip().startswith(b'{"cancel"'):
                             ident = json.loads(line)["cancel"]
-                            if current is not None and current[0] == ident and not killed:
+                            if in_flight and in_flight[0][0] == ident and killed is None:
                                 os.kill(pid, signal.SIGKILL)  # its end is read below: answered "cancelled"
-                                killed = True
-                            elif any(ident == waiting_id for waiting_id, _ in waiting):
+                                killed = ident
+                            elif any(ident == i for i, _ in in_flight) or any(ident == i for i, _ in waiting):
                                 cancelled_ids.add(ident)
                             continue  # a cancel for a request answered already is ignored
                         waiting.append((_request_id(line), line + b"\n"))
@@ -671,20 +682,33 @@ def _serve_in_workers(engine: Any, stdin_fd: int, stdout) -> None:
                         continue
                     if chunk:
                         answer_part += chunk
-                        if b"\n" in answer_part:  # one request at a time: one answer
+                        answer_cancelled_in_turn()
+                        while b"\n" in answer_part and in_flight:  # one answer per request passed on, in order
                             answer, _, answer_part = answer_part.partition(b"\n")
-                            stdout.write(answer.decode() + "\n")
-                            stdout.flush()
-                            current = None
+                            ident, _ = in_flight.popleft()
+                            if ident in cancelled_ids:
+                                cancelled_ids.discard(ident)
+                                write({"id": ident, "cancelled": True})
+                            else:
+                                stdout.write(answer.decode() + "\n")
+                                stdout.flush()
+                            answer_cancelled_in_turn()
                         continue
-                    # The worker's end: it died (or was killed) on its request, or it is done.
+                    # The worker's end: it died (or was killed) on its oldest request, or it is done.
                     selector.unregister(answers_fd)
                     os.close(answers_fd)
                     os.close(requests_fd)
                     _, status = os.waitpid(pid, 0)
-                    if current is not None:
-                        write({"id": current[0], **({"cancelled": True} if killed else {"crashed": _ended(status)})})
-                    worker, current, killed, answer_part, to_send = None, None, False, b"", b""
+                    answer_cancelled_in_turn()
+                    # The request it died on: the oldest in flight, unless it was killed to cancel a request
+                    # it had answered already (its answer was read above); the others run again.
+                    if in_flight and killed in (None, in_flight[0][0]):
+                        ident, _ = in_flight.popleft()
+                        cancelled_ids.discard(ident)
+                        write({"id": ident, **({"cancelled": True} if killed is not None else {"crashed": _ended(status)})})
+                    waiting.extendleft(reversed(in_flight))  # the next worker runs the rest (or answers them cancelled)
+                    in_flight.clear()
+                    worker, killed, answer_part, to_send = None, None, b"", b""
                     break  # the other events were the old worker's, or come again
         for process in (worker, spare):
             if process is not None:
