@@ -522,9 +522,12 @@ Result<props::Verdict> rejudgeSavedCase(const CaseInput& input, const EngineSour
   Result<props::Verdict> verdict = fail("not judged");
   withCarrier(input.carrier, [&]<class T>() {
     const auto* property = props::findProperty<T>(input.property);
+    if (!property) {
+      verdict = fail(fmt::format("{}: {} is not a property on {}", input.path, input.property, input.carrier));
+      return 0;
+    }
     auto loaded = loadForReplay<T>(input, input.property, source, judging, budget);
-    if (!property) verdict = fail(fmt::format("{}: {} is not a property on {}", input.path, input.property, input.carrier));
-    else if (!loaded) verdict = std::unexpected(loaded.error());
+    if (!loaded) verdict = std::unexpected(loaded.error());
     else if (!loaded->inputs) verdict = fail(input.path + ": values: a saved counterexample gives the input values");
     else verdict = judgeLoaded(*property, source, judging, *loaded);
     return 0;

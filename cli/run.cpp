@@ -226,7 +226,7 @@ void runRounds(const RunSession& session, const RunOptions& options, const Progr
       RowOutcome outcome = session.runRow(r, seed, coverage->tally);
       if (!outcome.failureReport.empty()) {
         std::string replay = outcome.row.savedFile.empty() ? ""
-            : fmt::format("replay: {} replay {}{}\n", program.name, outcome.row.savedFile, outcome.replayFlags);
+            : fmt::format("replay: {}\n", replayCommand(program.name, outcome.row.savedFile, outcome.replayFlags));
         fmt::print("{}{}rerun:  {} run --property {} --carrier {} {}{} --seed {} --cases {} --max-size {}\n",
                    outcome.failureReport, replay, program.name, row.property, row.carrier, session.source().flags(),
                    JudgedBy{judging, outcome.row.domain, options.profileFile}.flags(), seed, options.cases,
@@ -351,7 +351,7 @@ int runProperties(const RunOptions& options, const Program& program) {
       fmt::print("{}", formatSavedReport(
                            *result.saved,
                            [&](const SavedCase& saved) {
-                             return fmt::format("{} replay {}{}", program.name, shellWord(saved.file), saved.replayFlags);
+                             return replayCommand(program.name, shellWord(saved.file), saved.replayFlags);
                            },
                            options.quiet));
   }

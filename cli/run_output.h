@@ -115,6 +115,11 @@ inline std::string replayFlags(const EngineSource& source, const JudgedBy& judge
   return (source.command().empty() ? "" : " " + source.flags()) + judged.flags();
 }
 
+//! The command that replays a saved failure: "PROGRAM replay FILE" and its replayFlags.
+inline std::string replayCommand(std::string_view program, std::string_view file, std::string_view flags) {
+  return fmt::format("{} replay {}{}", program, file, flags);
+}
+
 // Prints the shrunk counterexample, saves it as "<dir>/<property>-<carrier>-<seed>.json" with its
 // failure object, and prints how to replay it and how to repeat the run (`rerun`).
 template <class T>
@@ -122,7 +127,7 @@ void reportFailure(RunRow& row, const Program& program, const EngineSource& sour
                    const std::string& saveDir, const JudgedBy& judged, const std::string& rerun) {
   std::string text = saveFailure<T>(row, source, seed, saveDir, judged);
   if (!row.savedFile.empty())
-    text += fmt::format("replay: {} replay {}{}\n", program.name, row.savedFile, replayFlags(source, judged));
+    text += fmt::format("replay: {}\n", replayCommand(program.name, row.savedFile, replayFlags(source, judged)));
   fmt::print("{}rerun:  {}\n", text, rerun);
 }
 

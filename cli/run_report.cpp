@@ -110,6 +110,7 @@ std::string runReportJson(const RunReport& report) {
         const props::FailureKind& kind = row.run.kinds[k];
         kinds.push_back({{"op", kind.op},
                          {"in", kind.in},
+                         {"label", kind.label()},
                          {"difference", kind.difference},
                          {"cases", kind.cases},
                          {"why", kind.example.verdict.why},

@@ -391,7 +391,7 @@ class TapecheckRow(TapecheckItem):
         block = self.outcome.blocks.get((row["property"], row["carrier"]))
         if block is None:  # no listing in the output (a survey, say): the report's own words
             failure = row.get("failure", {})
-            kinds = "".join(f"\n  {'∂' if k.get('in') == 'backward' and k['op'] != 'seed' else ''}{k['op']}: {k['difference']} ({k['cases']} cases): {k['why']}\n  saved: {k['saved']}"
+            kinds = "".join(f"\n  {k.get('label', k['op'])}: {k['difference']} ({k['cases']} cases): {k['why']}\n  saved: {k['saved']}"
                             for k in row.get("kinds", []))
             block = (failure.get("why", "") + (f"\nsaved: {failure['saved']}" if failure.get("saved") else "") + kinds
                      ).strip() or "(tapecheck printed no counterexample for this row)"

@@ -139,8 +139,8 @@ def survey_table(report):
         if row["carrier"] not in carriers:
             carriers.append(row["carrier"])
         for kind in row["kinds"]:
-            # an op's forward values and its gradients (∂op) are separate lines
-            key = (("∂" if kind.get("in") == "backward" and kind["op"] != "seed" else "") + kind["op"], row["carrier"])
+            # an op's forward values and its gradients (∂op, the kind's label) are separate lines
+            key = (kind["label"], row["carrier"])
             worst[key] = max(worst.get(key, 0), CLASSES.index(kind["difference"]))
             counts[key] = counts.get(key, 0) + kind["cases"]
     total = sum(row["cases"] for row in report["results"])
