@@ -41,7 +41,7 @@ class CaseWriter {
     assert(builder && "generated input shapes are valid");
     builder_.emplace(std::move(*builder));
     std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
-    for (std::size_t k = 0; k < nodes; ++k) addNode();
+    for (std::size_t k = 0; k < nodes && !refused_; ++k) addNode();
     makeDomainsReachable();
     if (!options_.avoidKinks) placeAtKinks();
     placeAtStressPoints();
@@ -79,12 +79,17 @@ class CaseWriter {
   }
 
   // Appends a node through the file format's reader: the op's own rules check it and give its shape.
-  void push(json node, int degree) {
-    auto added = appendNode(*builder_, node);
-    assert(added && "the generator built a node that its op rejects");
-    (void)added;
+  // A node the op's rules refuse although the recipe for its arguments built it is a disagreement of
+  // the generator and the op (one of them is wrong): the node is kept and the drawing ends, so that
+  // the document reproduces the refusal and the run fails it (docs/semantics.md §3.2) instead of
+  // stopping. Whether the node was added.
+  bool push(json node, int degree) {
+    if (refused_) return false;  // nothing is added after a refusal
+    const bool added = appendNode(*builder_, node).has_value();
+    refused_ = !added;
     nodes_.push_back(std::move(node));
     degree_.push_back(degree);
+    return added;
   }
 
   // A random position (other than `besides`) whose shape satisfies `ok`, or nullopt.
@@ -109,7 +114,7 @@ class CaseWriter {
   std::optional<std::size_t> addConstant(const Shape& shape) {
     if (!constantOp_) return std::nullopt;
     json node{{"op", opName(*constantOp_)}, {"attrs", drawAttributes(*constantOp_, std::nullopt, shape)}};
-    push(std::move(node), 0);
+    if (!push(std::move(node), 0)) return std::nullopt;
     return positions() - 1;
   }
   // A partner of x's shape: x itself in a quarter of the cases (and whenever there is no other),
@@ -152,7 +157,7 @@ class CaseWriter {
       return;
     }
     for (int attempt = 0; attempt < 64 && !allowed_.empty(); ++attempt)
-      if (tryAdd(pick_.pick(allowed_))) return;
+      if (tryAdd(pick_.pick(allowed_)) || refused_) return;
     if (!fallbackOp_) return;  // nothing fits: the case stays smaller
     std::size_t x = anyPosition();
     push(json{{"op", opName(*fallbackOp_)}, {"args", {x}}}, degree_[x]);
@@ -160,12 +165,14 @@ class CaseWriter {
 
   bool tryAdd(OpKind kind) {
     std::optional<Choice> choice = chooseArguments(ops::signature(kind));
+    if (refused_) return true;  // a constant for the arguments was refused: the drawing ends
     if (!choice) return false;
     if (auto argument = ops::domainArgument(kind)) preferInputAt(*choice, *argument);
     // placeAtStressPoints can move an input's values, not a node's.
     if (!kExact && (!ops::stressValues(kind).empty() || ops::stressCancellation(kind))) {
       preferInputAt(*choice, 0, 75);
       if (ops::stressCancellation(kind)) distinctPartnerAt(*choice, 1);
+      if (refused_) return true;
     }
     std::vector<int> degrees;
     for (std::size_t a : choice->args) degrees.push_back(degree_[a]);
@@ -443,7 +450,7 @@ class CaseWriter {
   }
 
   void chooseOutputAndSeeds(json& doc) {
-    std::size_t count = positions();
+    std::size_t count = graph().positionCount();  // without a node the op's rules refused
     std::size_t inputs = inputShapes_.size();
     std::size_t output = count - 1;
     if (pick_.percent(15)) output = pick_.below(inputs);
@@ -461,6 +468,7 @@ class CaseWriter {
   json inputsJson_ = json::array(), nodes_ = json::array(), values_ = json::array(), data_ = json::object();
   std::vector<int> degree_;
   std::size_t dataKeys_ = 0;
+  bool refused_ = false;  // the last node pushed was refused: the drawing ends there
   const CaseOptions options_;
   const std::vector<OpKind> allowed_ = allowedOps();
   const std::optional<OpKind> fallbackOp_ = firstWith(Signature::any, false);

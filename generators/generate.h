@@ -47,13 +47,17 @@ struct CaseOptions {
 };
 
 //! Whether a loaded case meets what `options` demand beyond its ops: proven exact in every
-//! evaluation order in the exact domain (IEEE carriers), clear of every kink when asked.
+//! evaluation order in the exact domain (IEEE carriers), clear of every kink when asked. A case
+//! whose shapes are not the op table's (shapeDisagreement) meets them: it cannot be evaluated, and
+//! a run fails it for its shapes alone.
 template <class T>
 bool meetsOptions(const Case<T>& c, const CaseOptions& options);
 
 //! A random case document that loads on carrier T: a well-typed graph, input values, data, an
 //! output and seeds, using only the ops `options` allow. `size` (0..100) scales the number of
-//! nodes. Deterministic in `seed`.
+//! nodes. Deterministic in `seed`. Should an op's rules refuse a node that the generator's recipe
+//! for its arguments built (the generator or the op is wrong), the document ends with that node
+//! and does not load: runs fail it rather than stop.
 template <class T>
 nlohmann::json randomCase(std::uint64_t seed, int size, const CaseOptions& options = {});
 

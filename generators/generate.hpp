@@ -4,6 +4,7 @@
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
 #include "generators/case_writer.hpp"
+#include "generators/expected_shapes.hpp"
 #include "generators/generate.h"
 
 namespace tc::gen {
@@ -18,6 +19,8 @@ bool demandsMore(const CaseOptions& options) {
 // A generated document and, where the options' demands beyond what the writer guarantees made
 // it load the case to check them, that case. A rejected draw is drawn again from a derived seed,
 // at a smaller size every few attempts: a case without nodes is always acceptable, so this ends.
+// A document that does not load is kept, never drawn again: the writer builds every node through
+// the loader's own reader, so it is a disagreement of the generator and an op, which the run fails.
 template <class T>
 std::pair<nlohmann::json, std::optional<Result<Case<T>>>> draw(std::uint64_t seed, int size, const CaseOptions& options) {
   for (std::uint64_t attempt = 0;; ++attempt) {
@@ -25,7 +28,7 @@ std::pair<nlohmann::json, std::optional<Result<Case<T>>>> draw(std::uint64_t see
     nlohmann::json doc = CaseWriter<T>(attempt == 0 ? seed : Choices(seed ^ attempt).next(), shrunk, options).build();
     if (!demandsMore<T>(options)) return {std::move(doc), std::nullopt};
     Result<Case<T>> loaded = caseFromJson<T>(doc);
-    if (shrunk == 0 || (loaded && meetsOptions(*loaded, options))) return {std::move(doc), std::move(loaded)};
+    if (shrunk == 0 || !loaded || meetsOptions(*loaded, options)) return {std::move(doc), std::move(loaded)};
   }
 }
 
@@ -35,6 +38,7 @@ template <class T>
 bool meetsOptions(const Case<T>& c, const CaseOptions& options) {
   if (!detail::demandsMore<T>(options)) return true;
   if (!c.inputs) return false;
+  if (shapeDisagreement(c.graph)) return true;  // nothing of it can be evaluated: its shapes are its failure
   if constexpr (!Carrier<T>::caps.exact)
     if (exactDomainOn<T>(options) && !spec::checkExactDomain(c.graph, *c.inputs, c.data, c.seeds)) return false;
   if (!options.avoidKinks) return true;

@@ -35,6 +35,16 @@ std::optional<LoadedDoc<T>> loadDoc(nlohmann::json doc);
 template <class T>
 std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const Graph<T>& graph, std::size_t k);
 
+//! For a document whose nodes the loader refuses at some node k (its nodes before k load): the
+//! document cut down to node k and the positions it reads, directly or through earlier nodes —
+//! those inputs (with their values) and nodes in order, renumbered, the data kept, the output at
+//! position 0 and no seeds. The cut document is checked to be refused at its last node again and to
+//! load without it. Nullopt when every node loads (the refusal, if any, is elsewhere), when the
+//! inputs themselves do not load, or when the refused node's arguments are not positions.
+//! What a generated case the loader refuses shrinks to: the shrinker proper needs cases that load.
+template <class T>
+std::optional<nlohmann::json> refusedNodeCone(const nlohmann::json& doc);
+
 //! Smaller variants of a case, each of which loads on carrier T. A document without input
 //! values has none.
 template <class T>

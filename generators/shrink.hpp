@@ -3,6 +3,7 @@
 // on the carrier, and is parsed exactly once.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -390,6 +391,86 @@ std::optional<nlohmann::json> withNodeDeleted(const nlohmann::json& doc, const G
   });
   if (!ok) return std::nullopt;
   return candidate;
+}
+
+namespace detail {
+
+// `doc` with only its first `nodes` nodes, the output at position 0 and no seeds: whether it loads.
+template <class T>
+bool prefixLoads(const json& doc, std::size_t nodes) {
+  json prefix = doc;
+  prefix["nodes"] = json(doc["nodes"].begin(), doc["nodes"].begin() + static_cast<std::ptrdiff_t>(nodes));
+  prefix["output"] = 0;
+  prefix.erase("seed");
+  prefix.erase("seeds");
+  return caseFromJson<T>(prefix).has_value();
+}
+
+// The arguments of `node` when they are positions below `limit`.
+inline std::optional<std::vector<std::size_t>> argumentPositions(const json& node, std::size_t limit) {
+  std::vector<std::size_t> args;
+  if (!node.is_object() || !node.contains("args")) return args;
+  if (!node["args"].is_array()) return std::nullopt;
+  for (const json& a : node["args"]) {
+    // Any integer form (an in-memory document may hold a signed one), as the loader reads counts.
+    if (!a.is_number_integer() || a.get<std::int64_t>() < 0 || a.get<std::size_t>() >= limit) return std::nullopt;
+    args.push_back(a.get<std::size_t>());
+  }
+  return args;
+}
+
+}  // namespace detail
+
+template <class T>
+std::optional<nlohmann::json> refusedNodeCone(const nlohmann::json& doc) {
+  using detail::json;
+  if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array() || !doc.contains("inputs") ||
+      !doc["inputs"].is_array() || !detail::prefixLoads<T>(doc, 0))
+    return std::nullopt;
+  const json& nodes = doc["nodes"];
+  std::size_t k = 0;  // the refused node: loads are only repeated for a case that already failed
+  while (k < nodes.size() && detail::prefixLoads<T>(doc, k + 1)) ++k;
+  if (k == nodes.size()) return std::nullopt;
+  const std::size_t inputs = doc["inputs"].size();
+  std::vector<bool> needed(inputs + k, false);
+  std::vector<std::vector<std::size_t>> args(k + 1);
+  for (std::size_t j = 0; j <= k; ++j) {
+    auto read = detail::argumentPositions(nodes[j], inputs + j);
+    if (!read) return std::nullopt;
+    args[j] = std::move(*read);
+  }
+  for (std::size_t a : args[k]) needed[a] = true;
+  for (std::size_t j = k; j-- > 0;)
+    if (needed[inputs + j])
+      for (std::size_t a : args[j]) needed[a] = true;
+  // A node that reads nothing (a constant) keeps the first input: a graph needs a position before it.
+  if (inputs > 0 && std::none_of(needed.begin(), needed.end(), [](bool b) { return b; })) needed[0] = true;
+  std::vector<std::size_t> renumbered(inputs + k + 1, 0);
+  json cone = json::object();
+  cone["tapecheck"] = 1;
+  cone["inputs"] = json::array();
+  cone["nodes"] = json::array();
+  if (doc.contains("values")) cone["values"] = json::array();
+  if (doc.contains("data")) cone["data"] = doc["data"];
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < inputs; ++i) {
+    if (!needed[i]) continue;
+    renumbered[i] = next++;
+    cone["inputs"].push_back(doc["inputs"][i]);
+    if (doc.contains("values")) cone["values"].push_back(doc["values"][i]);
+  }
+  for (std::size_t j = 0; j <= k; ++j) {
+    if (j < k && !needed[inputs + j]) continue;
+    renumbered[inputs + j] = next++;
+    json node = nodes[j];
+    if (!args[j].empty())
+      for (std::size_t a = 0; a < args[j].size(); ++a) node["args"][a] = renumbered[args[j][a]];
+    cone["nodes"].push_back(std::move(node));
+  }
+  cone["output"] = 0;
+  const std::size_t coneNodes = cone["nodes"].size();
+  if (caseFromJson<T>(cone) || !detail::prefixLoads<T>(cone, coneNodes - 1)) return std::nullopt;
+  return cone;
 }
 
 template <class T>

@@ -204,7 +204,8 @@ struct Matmul : OpBase, ProductDegree {
   static Result<Shape> shape(const ShapeCall<T>& c) {
     const Shape& a = c.arg(0);
     const Shape& b = c.arg(1);
-    if (a.size() == 2 && (b.size() == 1 || b.size() == 2) && a[1] == b[0])
+    if (a.size() == 2 && (b.size() == 1 || b.size() == 2) && a[1] == b[0] &&
+        !(TC_MUTANT(matmul_refuses_three_rows) && a[0] == 3))  // the fault: valid operands refused
       return b.size() == 2 ? Shape{a[0], b[1]} : Shape{a[0]};
     return fail(fmt::format("needs [m, k] x [k, n] or [m, k] x [k], got {} x {}", formatShape(a), formatShape(b)));
   }

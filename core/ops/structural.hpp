@@ -92,7 +92,7 @@ struct Concat0 : OpBase {
       return fail(fmt::format("needs [m, ...] and [n, ...] with equal trailing dimensions, got {} and {}",
                               formatShape(a), formatShape(b)));
     Shape out = a;
-    out[0] = a[0] + b[0];
+    out[0] = a[0] + b[0] + (TC_MUTANT(concat0_shape_extra_row) && a[0] == 2 ? 1 : 0);  // the fault: a row too many
     auto size = checkShape(out);
     if (!size) return std::unexpected(size.error());
     return out;

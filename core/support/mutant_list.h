@@ -130,5 +130,9 @@
   X(shrinker_takes_passing_candidate, "shrinking", "generators/shrink.h shrinkWhile", \
     "the shrinker takes a candidate that no longer fails: a counterexample that replays green") \
   X(deletion_keeps_positions, "shrinking", "generators/shrink.hpp withNodeDeleted", \
-    "deleting a node leaves later positions unrenumbered: arguments point one node too high")
+    "deleting a node leaves later positions unrenumbered: arguments point one node too high") \
+  X(concat0_shape_extra_row, "shape rules", "core/ops/structural.hpp Concat0::shape", \
+    "concat0's shape rule gives one row more when its first argument has 2: a forward fills a tensor of the wrong size") \
+  X(matmul_refuses_three_rows, "shape rules", "core/ops/reductions.hpp Matmul::shape", \
+    "matmul's shape rule refuses a left operand of 3 rows, which the generator's recipe builds")
 // clang-format on

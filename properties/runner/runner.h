@@ -135,7 +135,8 @@ Verdict checkLoadedCase(const NamedProperty<T>& property, const Subject<T>& subj
 //! Runs `property` on `cases` documents from `source`, shrinking the first failure (in a survey:
 //! the first of each kind) through cases that still meet `options` (the domain, no kinks when
 //! asked). Each case's coverage tags go to `coverage` when given. A document that does not load
-//! fails the run.
+//! fails the run, cut down to the node the loader refuses (gen::refusedNodeCone), and a case whose
+//! shapes are not the op table's (gen::shapeDisagreement) fails without being evaluated.
 template <class T>
 PropertyRun runPropertyOn(const NamedProperty<T>& property, const Subject<T>& subject, std::size_t cases,
                           const std::type_identity_t<CaseSource<T>>& source, gen::CoverageTally* coverage = nullptr,

@@ -6,6 +6,7 @@
 
 #include "core/ops/library.hpp"
 #include "generators/coverage.hpp"
+#include "generators/expected_shapes.hpp"
 #include "generators/generate.hpp"
 #include "generators/shrink.hpp"
 #include "properties/engines/guarded_engine.h"
@@ -20,6 +21,9 @@ namespace detail {
 template <class T>
 Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& subject, const Case<T>& loaded) {
   if (!loaded.inputs) return Verdict::fail("the case gives no input values (\"values\")");
+  // Before anything is evaluated: a forward would fill a tensor of the wrong size.
+  if (auto disagreement = gen::shapeDisagreement(loaded.graph))
+    return Verdict::fail("the loader's shapes are not the op table's (a fault in tapecheck): " + *disagreement);
   if (property.scope == Scope::runtime) return property.check(subject, loaded);  // the engine plays no part
   if (!subject.profile->supportsCarrier(Carrier<T>::name))
     return Verdict::unsupportedOp(fmt::format("(carrier {})", Carrier<T>::name));
@@ -58,11 +62,30 @@ void planCases(const NamedProperty<T>& property, const EngineUnderTest<T>& subje
   subject.engine.plan(recorder.take());
 }
 
+inline Verdict doesNotLoad(const Error& error) { return Verdict::fail("the case does not load: " + error.message); }
+
 template <class T>
 Verdict checkLoaded(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
                     const Result<Case<T>>& loaded) {
-  if (!loaded) return Verdict::fail("the case does not load: " + loaded.error().message);
+  if (!loaded) return doesNotLoad(loaded.error());
   return checkCase(property, subject, *loaded);
+}
+
+// The failure of a case document that does not load. The documents a run judges are generated
+// through the loader's own reader, so this is a disagreement of the generator and an op's rules:
+// one refused at a node is cut down to that node and what it reads (gen::refusedNodeCone), its
+// verdict the cut document's own; otherwise the document stays whole.
+template <class T>
+Counterexample unloadableFailure(const nlohmann::json& doc, const Error& error) {
+  auto generatorFault = [](const Error& refusal) {
+    return Verdict::fail("tapecheck's generator wrote a case that its loader refuses (one of the two is wrong): " +
+                         refusal.message);
+  };
+  std::optional<nlohmann::json> cone = gen::refusedNodeCone<T>(doc);
+  if (!cone) return Counterexample{doc, doc, 0, generatorFault(error), {}};
+  Result<Case<T>> again = caseFromJson<T>(*cone);  // refused: refusedNodeCone checked it
+  const bool smaller = (*cone)["nodes"].size() < doc["nodes"].size() || (*cone)["inputs"].size() < doc["inputs"].size();
+  return Counterexample{doc, std::move(*cone), smaller ? 1u : 0u, generatorFault(again.error()), {}};
 }
 
 inline std::string differenceOf(const Verdict& verdict) {
@@ -136,7 +159,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
                const gen::CaseOptions& options, gen::CoverageTally* coverage, bool survey, nlohmann::json doc,
                Result<Case<T>>& loaded) {
   Verdict verdict = checkLoaded(property, subject, loaded);
-  if (loaded && loaded->inputs && coverage) coverage->add(gen::coverageTags(*loaded));
+  if (loaded && loaded->inputs && coverage && !gen::shapeDisagreement(loaded->graph)) coverage->add(gen::coverageTags(*loaded));
   ++run.cases;
   if (!verdict.skipped.empty()) ++run.skipped, ++run.skipReasons[verdict.skipped];
   if (!verdict.unsupported.empty()) ++run.unsupported, ++run.unsupportedOps[verdict.unsupported];
@@ -145,10 +168,11 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   if (verdict.holds) return;
   ++run.failed;
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
-  if (!loaded || !loaded->inputs) {  // nothing to shrink
-    if (!run.failure) run.failure = Counterexample{doc, doc, 0, verdict, {}};
-    if (survey && !knownKind(run, "-", "", "error"))
-      run.kinds.push_back({"-", "", "error", 1, Counterexample{doc, doc, 0, std::move(verdict), {}}});
+  if (!loaded || !loaded->inputs) {  // nothing the shrinker can take
+    Counterexample failure =
+        loaded ? Counterexample{doc, doc, 0, std::move(verdict), {}} : unloadableFailure<T>(doc, loaded.error());
+    if (!run.failure) run.failure = failure;
+    if (survey && !knownKind(run, "-", "", "error")) run.kinds.push_back({"-", "", "error", 1, std::move(failure)});
     return;
   }
   if (survey) {
