@@ -616,33 +616,49 @@ std::string caseAt(std::string_view op, const std::string& x = "3") {
          std::string(op) + R"(", "args": [0]}]})";
 }
 
-// Every boundary value of every row on carrier T: an engine flipped there alone fails on a case
-// inside every domain (only the boundary probes reach the value), blamed on the node.
+// Where domains end, and just inside, on carrier T, listed here apart from the oracle's own list
+// (docs/semantics.md §3.2): 0 and ±1; on IEEE carriers −0, NaN, ±inf and the smallest subnormal; on
+// intervals [−1, 1] and [0, 1].
 template <class T>
-std::size_t domainWitnesses() {
-  std::size_t witnessed = 0;
+std::vector<T> boundaries() {
+  std::vector<T> values{zero<T>(), one<T>(), -one<T>()};
+  if constexpr (std::is_floating_point_v<T>)
+    values.insert(values.end(), {-T(0), std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                                 -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::denorm_min()});
+  if constexpr (std::is_same_v<T, Interval>)
+    values.insert(values.end(), {Carrier<T>::parse("[-1, 1]").value(), Carrier<T>::parse("[0, 1]").value()});
+  return values;
+}
+
+// Every boundary value of every row on carrier T: an engine flipped there alone fails on a case
+// inside every domain (only the boundary probes reach the value), blamed on the node. The rows
+// witnessed.
+template <class T>
+std::set<std::string_view> domainWitnesses() {
+  std::set<std::string_view> witnessed;
   for (const auto& row : props::domains::kTable<T>) {
     auto c = parseCase<T>(caseAt(row.op));
     if (!c) continue;  // the carrier has no such op
     SCOPED_TRACE(std::string(row.op) + " on " + std::string(Carrier<T>::name));
     EXPECT_TRUE(props::domain_errors<T>(builtinEngine<T>("compiled"), *c).holds);
-    for (const T& b : props::domains::boundaryValues<T>()) {
+    for (const T& b : boundaries<T>()) {
       SCOPED_TRACE("at " + Carrier<T>::format(b));
       props::Verdict verdict = props::domain_errors<T>(FlippedAtEngine<T>(b), *c);
       EXPECT_FALSE(verdict.holds);
       EXPECT_EQ(verdict.blamed, std::set<std::size_t>{c->graph.positionCount() - 1}) << verdict.why;
-      ++witnessed;
     }
+    witnessed.insert(row.op);
   }
   return witnessed;
 }
 
 TEST(DomainWitnesses, AnEngineFlippedAtAnyBoundaryValueOfAnyRowFails) {
-  EXPECT_EQ(domainWitnesses<double>(), 4 * 8u) << "every row on 0, ±1, −0, NaN, ±inf, the smallest subnormal";
-  EXPECT_EQ(domainWitnesses<float>(), 4 * 8u);
-  EXPECT_EQ(domainWitnesses<Rational>(), 2 * 3u) << "div and inv on 0, ±1";
-  EXPECT_EQ(domainWitnesses<ModP>(), 2 * 3u);
-  EXPECT_EQ(domainWitnesses<Interval>(), 4 * 5u) << "on 0, ±1, [−1, 1], [0, 1]";
+  using Ops = std::set<std::string_view>;
+  EXPECT_EQ(domainWitnesses<double>(), (Ops{"div", "inv", "log", "sqrt"}));
+  EXPECT_EQ(domainWitnesses<float>(), (Ops{"div", "inv", "log", "sqrt"}));
+  EXPECT_EQ(domainWitnesses<Rational>(), (Ops{"div", "inv"}));
+  EXPECT_EQ(domainWitnesses<ModP>(), (Ops{"div", "inv"}));
+  EXPECT_EQ(domainWitnesses<Interval>(), (Ops{"div", "inv", "log", "sqrt"}));
 }
 
 // Each row's own error: the whole message, "node P (op): " and the reason, on the case and on the
