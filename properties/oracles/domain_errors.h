@@ -1,8 +1,10 @@
 #pragma once
 // Oracle: the engine refuses a case exactly where the domain table (properties/oracles/domain_table.h,
 // written apart from the ops' validation) says the first node leaves its op's domain, and its
-// error names that node as the specification does: "node P (op): ", P counting the inputs, the
-// text put together here rather than by the formatter every layer shares. A case inside every
+// error is the whole message the specification gives — "node P (op): " and the table's reason, P
+// counting the inputs — put together here rather than by the formatter every layer shares (an
+// engine in another process may name the node by the protocol's position instead and word the
+// reason its own way: expectedError). A case inside every
 // domain must compile. The values each node's arguments hold come from the reference, node by
 // node; the refusals of the exact carriers' bit ceiling, a limit of tapecheck rather than a
 // domain, are recognised by their reason and skipped. Then every node with a domain that the case
@@ -57,17 +59,39 @@ inline std::string expectedPrefix(std::size_t position, std::string_view op) {
   return "node " + std::to_string(position) + " (" + std::string(op) + "): ";
 }
 
-//! Whether an engine's error names node `position` with op `op`: it starts as the specification
-//! names a node, or — from an engine in another process, whose answers the process adapter
-//! prefixes with "the engine failed: " — names it so or by the protocol's "position P: "
-//! (docs/engine-protocol.md §4), which carries no op.
-inline bool namesNode(std::string_view message, std::size_t position, std::string_view op) {
-  if (message.starts_with(expectedPrefix(position, op))) return true;
-  constexpr std::string_view kFromProcess = "the engine failed: ";
+//! "node 5 (log): input contains values <= 0 or NaN": the whole error the specification gives
+//! when node `position` leaves `row`'s domain, written here from the domain table, apart from the
+//! formatter every layer shares.
+template <class T>
+std::string expectedMessage(std::size_t position, const Row<T>& row) {
+  return expectedPrefix(position, row.op) + std::string(row.reason);
+}
+
+//! What the process adapter puts before an error an engine in another process answers.
+inline constexpr std::string_view kFromProcess = "the engine failed: ";
+
+//! The error an engine must give when node `position` leaves `row`'s domain, as a failure quotes
+//! it: tapecheck's own engines give expectedMessage whole; an engine in another process (its error
+//! starts with kFromProcess) gives it whole after that prefix, or names the node by the protocol's
+//! position (docs/engine-protocol.md §4: "position P: " and a reason in its own words).
+template <class T>
+std::string expectedError(std::size_t position, const Row<T>& row, std::string_view message) {
+  if (!message.starts_with(kFromProcess)) return "'" + expectedMessage(position, row) + "'";
+  return fmt::format("'{}{}', or '{}position {}: ' and a reason", kFromProcess, expectedMessage(position, row),
+                     kFromProcess, position);
+}
+
+//! Whether an engine's error is the one node `position` leaving `row`'s domain must give
+//! (expectedError): compared in full, but for the reason's words after a protocol position, which
+//! must be exact and followed by some reason.
+template <class T>
+bool isExpectedError(std::string_view message, std::size_t position, const Row<T>& row) {
+  const std::string whole = expectedMessage(position, row);
+  if (message == whole) return true;
   if (!message.starts_with(kFromProcess)) return false;
   message.remove_prefix(kFromProcess.size());
-  return message.starts_with(expectedPrefix(position, op)) ||
-         message.starts_with("position " + std::to_string(position) + ": ");
+  const std::string byPosition = "position " + std::to_string(position) + ": ";
+  return message == whole || (message.starts_with(byPosition) && message.size() > byPosition.size());
 }
 
 //! Node k alone on the engine with element 0 of its constrained argument at each boundary value:
@@ -89,9 +113,9 @@ std::optional<Verdict> boundaryDifference(const EngineUnderTest<T>& subject, con
                                           describeNode(graph, k), position, displayValue(b));
     if (outside && execution)
       return Verdict::fail(fmt::format("{}: {} compiles it, but {} needs {}", probe, subject.engine.name(), row.op, row.needs), {k});
-    if (outside && !namesNode(execution.error().message, position, row.op))
-      return Verdict::fail(fmt::format("{}: {} refuses it with '{}', which does not name node {}", probe,
-                                       subject.engine.name(), execution.error().message, position),
+    if (outside && !isExpectedError(execution.error().message, position, row))
+      return Verdict::fail(fmt::format("{}: {} refuses it with '{}', not {}", probe, subject.engine.name(),
+                                       execution.error().message, expectedError(position, row, execution.error().message)),
                            {k});
     if (!outside && !execution)
       return Verdict::fail(fmt::format("{}: {} refuses it ('{}'), but it is inside the domain ({} needs {})", probe,
@@ -158,10 +182,11 @@ Verdict domain_errors(const EngineUnderTest<T>& subject, const Case<T>& c) {
   if (execution)
     return Verdict::fail(fmt::format("{} compiles the case, but node {} is outside its domain: {}", subject.engine.name(), p, where),
                          {p});
-  const std::string prefix = domains::expectedPrefix(p, op);
-  if (!domains::namesNode(execution.error().message, p, op))
-    return Verdict::fail(fmt::format("{} refuses the case with '{}', which does not start '{}' ({})", subject.engine.name(),
-                                     execution.error().message, prefix, where),
+  const domains::Row<T>& row = *domains::rowOf<T>(op);
+  if (!domains::isExpectedError(execution.error().message, p, row))
+    return Verdict::fail(fmt::format("{} refuses the case with '{}', not {} ({})", subject.engine.name(),
+                                     execution.error().message,
+                                     domains::expectedError(p, row, execution.error().message), where),
                          {p});
   return domains::boundaryDifferences(subject, c, refusal).value_or(Verdict::pass());
 }

@@ -18,8 +18,9 @@
 namespace tc::props::domains {
 
 //! One op's domain: the op, which argument it constrains, what the argument's elements must be
-//! (for a message), the carriers it applies to (exact ones, or all), and the predicate on one
-//! element.
+//! (for a message), the carriers it applies to (exact ones, or all), the predicate on one
+//! element, and the reason an engine's error gives for a refusal, as docs/semantics.md §1.10's
+//! table words it (the whole message is "node P (op): " and the reason).
 template <class T>
 struct Row {
   std::string_view op;
@@ -27,6 +28,7 @@ struct Row {
   std::string_view needs;
   bool exactCarriersOnly;
   bool (*inside)(const T&);
+  std::string_view reason;
 };
 
 namespace detail {
@@ -52,10 +54,10 @@ bool positive(const T& x) {
 //! term divides by sqrt x; IEEE carriers give NaN and inf).
 template <class T>
 inline const std::array<Row<T>, 4> kTable{{
-    {"div", 1, "b ≠ 0", true, &detail::nonzero<T>},
-    {"inv", 0, "x ≠ 0", true, &detail::nonzero<T>},
-    {"log", 0, "x > 0 (not NaN)", false, &detail::positive<T>},
-    {"sqrt", 0, "x > 0", true, &detail::positive<T>},
+    {"div", 1, "b ≠ 0", true, &detail::nonzero<T>, "divisor contains 0"},
+    {"inv", 0, "x ≠ 0", true, &detail::nonzero<T>, "input contains 0"},
+    {"log", 0, "x > 0 (not NaN)", false, &detail::positive<T>, "input contains values <= 0 or NaN"},
+    {"sqrt", 0, "x > 0", true, &detail::positive<T>, "input contains values <= 0"},
 }};
 
 //! The first element of `values` outside `row`'s domain on carrier T, or nullopt (also when the

@@ -4,9 +4,10 @@
 // and float the other parser is the C library's strtod / strtof (correctly rounded, ties to even),
 // on both of tapecheck's paths (the fast one for short plain numbers and the exact one); on
 // rationals it is GMP's mpq_set_str and mpz_set_str (through Boost.Multiprecision's constructors). The texts are made here, apart from the
-// writer: the shortest decimal, the hex float of printf's %a, the exact decimal expansion (plain and
-// with an exponent), the exact midpoint to the next value up (a tie) and a decimal just above it,
-// the specials; fractions unreduced and, where the denominator allows, decimals.
+// writer: the shortest decimal, the hex float of printf's %a (also in upper case), the exact decimal
+// expansion (plain and with an exponent, also "E"), the exact midpoint to the next value up (a tie)
+// and a decimal just above it, both as fractions too, the specials (also "NaN", "INF", "-Inf");
+// on rationals fractions unreduced and, where the denominator allows, decimals.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cctype>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -94,6 +97,54 @@ std::vector<std::string> ieeeTexts(F x) {
   return texts;
 }
 
+//! A text of a value and the text the other parser reads for it: the same text, or for a fraction
+//! (which strtod does not read) its exact decimal.
+struct TextForm {
+  std::string text;
+  std::string forOther;
+};
+
+//! ieeeTexts, and the forms of the grammar they leave out: the value as a fraction (exact, and the
+//! midpoint to the next value up, whose rounding is a tie), in upper case (a hex float's "0X…P", an
+//! exponent's "E", "NaN", "INF", "-Inf").
+template <class F>
+std::vector<TextForm> ieeeForms(F x) {
+  std::vector<TextForm> forms;
+  for (const std::string& text : ieeeTexts(x)) forms.push_back({text, text});
+  auto upper = [](std::string text) {
+    for (char& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return text;
+  };
+  if (std::isnan(x)) return forms.push_back({"NaN", "nan"}), forms;
+  if (std::isinf(x)) {
+    forms.push_back({upper(forms.front().text), forms.front().text});
+    if (x < 0) forms.push_back({"-Inf", "-inf"});
+    return forms;
+  }
+  char hex[64];
+  std::snprintf(hex, sizeof hex, "%a", static_cast<double>(x));
+  forms.push_back({upper(hex), hex});
+  if (x == 0) return forms;
+  constexpr int precision = std::numeric_limits<F>::digits;
+  constexpr long lowest = std::numeric_limits<F>::min_exponent - precision;
+  int exponent = 0;
+  auto m = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(x), &exponent), precision));
+  long e = exponent - precision;
+  if (e < lowest) m >>= (lowest - e), e = lowest;
+  const bool negative = std::signbit(x);
+  const std::string exact = exactDecimal(negative, m, e);
+  forms.push_back({upper(scientific(exact)), exact});
+  const std::string sign = negative ? "-" : "";
+  if (e >= 0) {
+    forms.push_back({sign + (Integer(3 * m) << e).str() + "/3", exact});
+  } else {
+    const auto k = static_cast<unsigned>(-e);
+    forms.push_back({sign + std::to_string(m) + "/" + (Integer(1) << k).str(), exact});
+    forms.push_back({sign + Integer(2 * m + 1).str() + "/" + (Integer(1) << (k + 1)).str(), exactDecimal(negative, 2 * m + 1, e - 1)});
+  }
+  return forms;
+}
+
 template <class F>
 F libcParse(const std::string& text) {
   if constexpr (std::is_same_v<F, float>) return std::strtof(text.c_str(), nullptr);
@@ -105,15 +156,34 @@ auto bitsOf(F x) {
   return std::bit_cast<std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>>(x);
 }
 
-//! The first text of x on which tapecheck's reader (either path) and the C library's disagree.
-template <class F>
-std::string ieeeDisagreement(F x) {
-  for (const std::string& text : ieeeTexts(x)) {
-    const F expected = libcParse<F>(text);
-    auto fast = parseValue<F>(text);
+//! tapecheck's readings of a text on carrier T, each with the path it took for a message: on IEEE
+//! carriers parseValue (which has a fast path for short plain numbers) and the exact path
+//! (parseLiteral, then fromLiteral); on the others parseValue.
+template <class T>
+struct Reading {
+  std::string_view path;
+  Result<T> value;
+};
+template <class T>
+std::vector<Reading<T>> tapecheckReadings(const std::string& text) {
+  std::vector<Reading<T>> readings{{"", parseValue<T>(text)}};
+  if constexpr (std::is_floating_point_v<T>) {
     auto literal = parseLiteral(text);
-    auto exactPath = literal ? Carrier<F>::fromLiteral(*literal) : std::unexpected(literal.error());
-    for (const auto& [path, got] : {std::pair{"", fast}, std::pair{" (exact path)", exactPath}}) {
+    readings.push_back({" (exact path)", literal ? Carrier<T>::fromLiteral(*literal) : std::unexpected(literal.error())});
+  }
+  return readings;
+}
+
+//! Reads a text on carrier T as tapecheckReadings does (a test puts a faulty reader in its place).
+template <class T>
+using Reader = std::function<std::vector<Reading<T>>(const std::string&)>;
+
+//! The first form of x on which tapecheck's reader (either path) and the C library's disagree.
+template <class F>
+std::string ieeeDisagreement(F x, const Reader<F>& read = tapecheckReadings<F>) {
+  for (const auto& [text, forOther] : ieeeForms(x)) {
+    const F expected = libcParse<F>(forOther);
+    for (const auto& [path, got] : read(text)) {
       if (!got) return fmt::format("'{}'{}: tapecheck refuses it ({}), the C library reads {}", text, path,
                                    got.error().message, Carrier<F>::format(expected));
       if (bitsOf(*got) != bitsOf(expected))
@@ -176,13 +246,15 @@ inline std::vector<std::pair<std::string, std::string>> rationalTexts(const Rati
 }
 
 //! The first text of x on which tapecheck's reader and GMP's disagree.
-inline std::string rationalDisagreement(const Rational& x) {
+inline std::string rationalDisagreement(const Rational& x, const Reader<Rational>& read = tapecheckReadings<Rational>) {
   for (const auto& [text, plain] : rationalTexts(x)) {
     const Rational expected = gmpReading(plain);
-    auto got = parseValue<Rational>(text);
-    if (!got) return fmt::format("'{}': tapecheck refuses it ({}), GMP reads {}", text, got.error().message, formatRational(expected));
-    if (*got != expected)
-      return fmt::format("'{}': tapecheck reads {}, GMP {}", text, formatRational(*got), formatRational(expected));
+    for (const auto& [path, got] : read(text)) {
+      if (!got)
+        return fmt::format("'{}': tapecheck refuses it ({}), GMP reads {}", text, got.error().message, formatRational(expected));
+      if (*got != expected)
+        return fmt::format("'{}': tapecheck reads {}, GMP {}", text, formatRational(*got), formatRational(expected));
+    }
   }
   return {};
 }

@@ -16,6 +16,11 @@
                                                the same engine crashing (SIGSEGV) on tanh: each failure is the
                                                crash, quoting the engine's stderr, and the engine was started
                                                once (the Python client's worker crashed, not the engine)
+    check_engines.py TAPECHECK misbehaving-error-position
+                                               the scalar engine naming the position before the failing
+                                               node in each domain error: the default verdict must fail
+                                               domain_errors (and nothing else), on cases it drew with
+                                               refusals of div, inv and log, NaN among the refused values
     check_engines.py TAPECHECK torch-survey [--update]
                                                PyTorch in survey mode on the default domain: the table
                                                of its conventions and rounding differences must be
@@ -132,6 +137,30 @@ def misbehaving(binary, save, how):
           f"{len(whole)} whole timeout, {len(started)} start")
 
 
+def misbehaving_error_position(binary, save):
+    """The default verdict of an engine whose domain errors name the wrong position (through the protocol)."""
+    errors = Path(save) / "errors"
+    engine = f"{PYTHON} tests/engines/misbehaving_engine.py --error-position-off --errors {errors}"
+    status, _, report = tapecheck(binary, "--engine-cmd", engine, "--cases", "100", "--seed", "1", save=save)
+    expect(status == 1, f"the engine naming wrong error positions does not fail its verdict (exit status {status})")
+    failed = [row for row in report["results"] if row["result"] == "fail"]
+    expect({row["property"] for row in failed} == {"domain_errors"},
+           f"failed rows other than domain_errors: {[row['property'] for row in failed]}")
+    expect({row["carrier"] for row in failed} == {"rational", "double"},
+           f"domain_errors failed on {[row['carrier'] for row in failed]}, not on both carriers")
+    for row in failed:
+        why = row["failure"]["why"]
+        expect("'the engine failed: position " in why and ", or 'the engine failed: position " in why,
+               f"domain_errors on {row['carrier']} failed otherwise: {why}")
+    refusals = errors.read_text().splitlines() if errors.exists() else []
+    by_op = {op: sum(1 for line in refusals if line.split()[0] == op) for op in ("div", "inv", "log")}
+    nan = sum(1 for line in refusals if "nan" in line.split()[1:])
+    expect(all(by_op.values()), f"refusals drawn per op: {by_op}: an op with a domain was never refused")
+    expect(nan > 0, "no refusal of a NaN was drawn")
+    print(f"check_engines: domain_errors failed on {len(failed)} carriers; the run drew {len(refusals)} refusals "
+          f"(div {by_op['div']}, inv {by_op['inv']}, log {by_op['log']}; {nan} of a NaN)")
+
+
 def survey_table(report):
     """Per op and carrier: the worst class of difference and how many failing cases, over every property."""
     worst, counts, carriers = {}, {}, []
@@ -231,6 +260,8 @@ def main():
             scalar_bug(binary, save)
         elif check in ("misbehaving-hang", "misbehaving-crash"):
             misbehaving(binary, save, check.split("-")[1])
+        elif check == "misbehaving-error-position":
+            misbehaving_error_position(binary, save)
         elif check == "torch-survey":
             torch_survey(binary, save, "--update" in sys.argv[3:])
         else:

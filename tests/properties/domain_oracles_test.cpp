@@ -111,9 +111,9 @@ TEST(DomainErrors, FailsAMessageNamingAnotherPosition) {
   RenamingEngine withoutInputs([](const std::string& m) { return "node 1" + m.substr(6); });
   props::Verdict verdict = props::checkDocument(property("domain_errors"), withoutInputs, kLogOfNan);
   EXPECT_FALSE(verdict.holds);
-  EXPECT_EQ(verdict.why, "renaming refuses the case with 'node 1 (log): input contains values <= 0 or NaN', which does "
-                         "not start 'node 2 (log): ' (log needs x > 0 (not NaN), and element 1 of its argument at "
-                         "position 0 is nan)");
+  EXPECT_EQ(verdict.why, "renaming refuses the case with 'node 1 (log): input contains values <= 0 or NaN', not "
+                         "'node 2 (log): input contains values <= 0 or NaN' (log needs x > 0 (not NaN), and element 1 "
+                         "of its argument at position 0 is nan)");
 }
 
 // An engine in another process names the node as the specification does, or by the protocol's
