@@ -171,7 +171,7 @@ class CaseWriter {
     // placeAtStressPoints can move an input's values, not a node's.
     if (!kExact && (!ops::stressValues(kind).empty() || ops::stressCancellation(kind))) {
       preferInputAt(*choice, 0, 75);
-      if (ops::stressCancellation(kind)) distinctPartnerAt(*choice, 1);
+      if (ops::stressCancellation(kind) && choice->args.size() == 2) distinctPartnerAt(*choice, 1);
       if (refused_) return true;
     }
     std::vector<int> degrees;
@@ -323,7 +323,8 @@ class CaseWriter {
 
   // On IEEE carriers, puts nodes whose op has stress points there (ops::stressValues,
   // stressCancellation): three quarters of the time an element of an input first argument at one of the op's
-  // stress values; three quarters of the time an input second argument nearly equal to the first
+  // stress values (for a unary op that declares cancellation, half of those times every row of the
+  // argument nearly constant at it instead); three quarters of the time an input second argument nearly equal to the first
   // (each element moved by about 2^-(p/2)/3 relative, so that a difference cancels half the
   // digits). Either way the first argument's NaN and infinities are made 1. Naive formulas lose their
   // accuracy there, which random draws seldom reach; the accuracy oracle judges it.
@@ -338,7 +339,11 @@ class CaseWriter {
         const auto stress = ops::stressValues(*kind);
         if (!stress.empty() && x < inputs && !values_[x].empty() && pick_.percent(75)) {
           makeFinite(values_[x]);
-          values_[x][pick_.below(values_[x].size())] = std::string(pick_.pick(stress));
+          const std::string value(pick_.pick(stress));
+          const bool rows = ops::stressCancellation(*kind) && node["args"].size() == 1 && !shapeAt(x).empty() &&
+                            shapeAt(x).back() >= 2 && pick_.percent(50);
+          if (rows) values_[x] = nearlyConstantRows(value, shapeAt(x));
+          else values_[x][pick_.below(values_[x].size())] = value;
         }
         if (ops::stressCancellation(*kind) && node["args"].size() == 2 && pick_.percent(75)) {
           const std::size_t y = node["args"][1];
@@ -367,6 +372,17 @@ class CaseWriter {
       auto value = parseValue<T>(text.get<std::string>());
       out.push_back(value && std::isfinite(*value) ? Carrier<T>::format(*value + *value * step) : text.get<std::string>());
     }
+    return out;
+  }
+
+  // Values of `shape` whose rows (along the last axis) count up from `centre` in steps of 2^-(p/2)/8
+  // of it, rounded: each row nearly constant, within 3/8·2^-(p/2) of the centre for rows up to 4.
+  static json nearlyConstantRows(const std::string& centre, const Shape& shape) {
+    const T c = *parseValue<T>(centre);
+    const T step = c * std::ldexp(T(1), -std::numeric_limits<T>::digits / 2) / T(8);
+    json out = json::array();
+    for (std::size_t i = 0, n = elementCount(shape); i < n; ++i)
+      out.push_back(Carrier<T>::format(c + step * T(static_cast<int>(i % shape.back()))));
     return out;
   }
 

@@ -41,10 +41,12 @@ struct OpBase {
   //! The accuracy budget of an IEEE forward, in units in the last place of the exact result of
   //! the op on the same arguments (docs/semantics.md §2.6). Default: correctly rounded.
   static constexpr double accuracyUlps = 0.5;
-  //! Where a naive formula for the op loses its accuracy, for callers that put argument values
-  //! there on purpose (the case generator does, so that the accuracy oracle sees them): values
-  //! for an element of the first argument, and whether a second argument nearly equal to the
-  //! first makes it cancel. Default: nowhere.
+  //! Where a naive formula for the op, or a documented implementation, loses its accuracy, for
+  //! callers that put argument values there on purpose (the case generator does, so that the
+  //! accuracy oracle sees them, and its coverage floors make sure it does): values for an element
+  //! of the first argument, and whether it cancels where a binary op's second argument is nearly
+  //! equal to its first, or where a row of a unary op's argument is nearly constant at one of its
+  //! stress values. Default: nowhere.
   static constexpr std::array<std::string_view, 0> stressValues{};
   static constexpr bool stressCancellation = false;
   //! How many times an operation of `work` costs the accuracy oracle's enclosure of the op on
@@ -535,6 +537,9 @@ struct Tanh : PointwiseUnary<Tanh> {
   //! so within 10 ulp (1 − 2/(t + 2) above 1 errs by less). glibc's manual lists 2 ulp for tanh, a
   //! figure its tests reached, not a bound: glibc 2.36 gives 2.02 ulp at x = −0.23443391749786419.
   static constexpr double accuracyUlps = 10;
+  //! glibc's worst arguments known here (2.11 and 2.02 ulp in glibc 2.36), where a tanh that errs
+  //! more than glibc's does shows first.
+  static constexpr std::array<std::string_view, 2> stressValues{"-0.23097368254667838", "-0.23443391749786419"};
   static constexpr Requirement needs = Requirement::transcendental;
   template <class T>
   static T apply(const T& x) { return Carrier<T>::tanh(x); }
