@@ -14,6 +14,8 @@
 
 #include "core/graph/builder.hpp"
 #include "core/io/case_file.hpp"
+#include "core/ops/kernel_geometry.h"
+#include "core/ops/kernels.h"
 #include "core/ops/library.hpp"
 #include "generators/case_options.hpp"
 #include "generators/choices.h"
@@ -25,23 +27,41 @@ using nlohmann::json;
 // Multiplicative depth grows rationals; nodes beyond this degree are not built on exact carriers.
 constexpr int kMaxDegree = 12;
 
+//! Kernel-sized cases (CaseWriter below): drawn from this size on, in this share of the cases on
+//! carrier T. 4% on most carriers, so that a default run (cases of sizes 0 to 99) holds about 2%
+//! of them; 2% on intervals, whose every other operation costs MPFI's 257-bit arithmetic.
+constexpr int kKernelSizedFrom = 50;
+template <class T>
+constexpr unsigned kernelSizedPercent() {
+  return kernels::HoldsDoubles<T> ? 2 : 4;
+}
+
 template <class T>
 class CaseWriter {
  public:
   CaseWriter(std::uint64_t seed, int size, const CaseOptions& options)
-      : pick_(seed), size_(std::clamp(size, 0, 100)), options_(options) {}
+      : pick_(seed), size_(std::clamp(size, 0, 100)), options_(options),
+        kernelSized_(drawsKernelSizes(seed, size_)) {}
 
   json build() {
-    std::size_t inputs = 1 + pick_.below(3);
-    for (std::size_t i = 0; i < inputs; ++i) addInput(pick_.pick(kShapes));
-    // A square matrix input: matmul, linear and transpose terms are only told apart from their
-    // transposes on square operands, and the adjoint identity only sees terms reached from inputs.
-    if (pick_.percent(30)) addInput(pick_.percent(50) ? Shape{2, 2} : Shape{3, 3});
+    if (kernelSized_) {
+      addKernelSizedInputs();
+    } else {
+      std::size_t inputs = 1 + pick_.below(3);
+      for (std::size_t i = 0; i < inputs; ++i) addInput(pick_.pick(kShapes));
+      // A square matrix input: matmul, linear and transpose terms are only told apart from their
+      // transposes on square operands, and the adjoint identity only sees terms reached from inputs.
+      if (pick_.percent(30)) addInput(pick_.percent(50) ? Shape{2, 2} : Shape{3, 3});
+    }
     auto builder = GraphBuilder<T>::create(inputShapes_);
     assert(builder && "generated input shapes are valid");
     builder_.emplace(std::move(*builder));
-    std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
-    for (std::size_t k = 0; k < nodes && !refused_; ++k) addNode();
+    if (kernelSized_) {
+      addKernelSizedNodes();
+    } else {
+      std::size_t nodes = pick_.below(1 + static_cast<std::size_t>(size_) * 10 / 100) + (size_ > 0 ? 1 : 0);
+      for (std::size_t k = 0; k < nodes && !refused_; ++k) addNode();
+    }
     makeDomainsReachable();
     if (!options_.avoidKinks) placeAtKinks();
     placeAtStressPoints();
@@ -68,8 +88,75 @@ class CaseWriter {
   const Graph<T>& graph() const { return builder_->graph(); }
   std::size_t positions() const { return inputShapes_.size() + nodes_.size(); }
   const Shape& shapeAt(std::size_t p) const { return builder_ ? graph().shapeAt(p) : inputShapes_[p]; }
-  std::string value() { return randomValue<T>(pick_, options_.domain); }
-  json values(std::size_t n) { return randomValues<T>(pick_, n, options_.domain); }
+  std::string value() { return kernelSized_ ? kernelSizedValue() : randomValue<T>(pick_, options_.domain); }
+  json values(std::size_t n) {
+    json v = json::array();
+    for (std::size_t i = 0; i < n; ++i) v.push_back(value());
+    return v;
+  }
+
+  // ---- Kernel-sized cases (docs/semantics.md §3, "Sizes that reach every kernel path") ----------
+  // The other cases' dimensions stay at most 3, where the dense kernels' blocked and tiled paths
+  // never run. A share of the cases from size kKernelSizedFrom on is instead a matmul and a linear
+  // node over inputs of dimensions that run them: A [m, k], B [k, n], x [k], b [m], matmul(A, B)
+  // and linear(A, x, b). The choice comes from a stream of its own, so the other cases are drawn
+  // as they were.
+  static bool drawsKernelSizes(std::uint64_t seed, int size) {
+    return size >= kKernelSizedFrom && Choices(seed ^ 0x6b65726e656c73ULL).percent(kernelSizedPercent<T>());
+  }
+
+  struct KernelDims {
+    std::size_t m, k, n;
+  };
+
+  // On IEEE carriers, and on intervals (whose products of doubles fold in the double kernel), one
+  // of three shapes of product, each with columns of tiles of two vectors, a one-vector panel and
+  // (four times in five) a few columns beside the vectors: "deep" (half the time: 5 to 15 rows, a
+  // tile row and rows left over; a fold of more than kDepthBlock steps; its term aᵀ·ct has more
+  // than kRowBlock rows), "tall" (more than kRowBlock rows, a short fold) and "few rows" (fewer
+  // than kTileRows rows, folded straight from y: four vectors, one vector, the last columns). On
+  // the exact carriers, whose products are the plain loops, a fold of 33 to 40 steps: bᵀ is
+  // copied in more than one transpose tile, and the GMP products stay affordable.
+  KernelDims drawKernelDims() {
+    if constexpr (kExact && !kernels::HoldsDoubles<T>) {
+      return {1 + pick_.below(3), kernels::kTransposeTile + 1 + pick_.below(8), 1 + pick_.below(3)};
+    } else {
+      const std::size_t lanes = kernels::lanesOf(kExact ? sizeof(double) : sizeof(T));
+      const std::size_t tail = pick_.percent(80) ? 1 + pick_.below(lanes - 1) : 0;
+      const std::size_t deep = kernels::kDepthBlock + 1 + pick_.below(8);
+      switch (pick_.below(4)) {
+        case 0:
+        case 1:
+          return {kernels::kTileRows * (1 + pick_.below(3)) + 1 + pick_.below(kernels::kTileRows - 1), deep,
+                  2 * lanes * (1 + pick_.below(2)) + lanes + tail};
+        case 2:
+          return {kernels::kRowBlock + 1 + pick_.below(4), 4 + pick_.below(9), 2 * lanes + lanes + tail};
+        default: return {1 + pick_.below(kernels::kTileRows - 1), deep, 4 * lanes + lanes + tail};
+      }
+    }
+  }
+
+  void addKernelSizedInputs() {
+    const auto [m, k, n] = drawKernelDims();
+    for (const Shape& shape : {Shape{m, k}, Shape{k, n}, Shape{k}, Shape{m}}) addInput(shape);
+  }
+
+  void addKernelSizedNodes() {
+    if (allows(OpKind::matmul)) push(json{{"op", "matmul"}, {"args", {0, 1}}}, ops::degree(OpKind::matmul, std::vector{1, 1}));
+    if (allows(OpKind::linear))
+      push(json{{"op", "linear"}, {"args", {0, 2, 3}}}, ops::degree(OpKind::linear, std::vector{1, 1, 1}));
+  }
+
+  // Finite values on IEEE carriers (a NaN or an infinity in a tensor of hundreds of elements would
+  // make most outputs NaN, and a wrong product would pass unseen); on intervals doubles, multiples
+  // of 1/256 below 4, whose folds are exact in double and run in the double kernel.
+  // In the exact domain the small pool's values: the wider dyadic ones, summed over a fold of more
+  // than a hundred steps, would make nearly every kernel-sized case one the domain rejects.
+  std::string kernelSizedValue() {
+    if constexpr (!kExact) return options_.domain == Domain::exact ? pick_.pick(kIeeeValues) : drawValue<T>(pick_, options_.domain, true).text();
+    else if constexpr (kernels::HoldsDoubles<T>) return pick_.pick(kSpreadValues);
+    else return randomValue<T>(pick_, options_.domain);
+  }
 
   void addInput(const Shape& shape) {
     inputsJson_.push_back(json{{"shape", dims(shape)}});
@@ -81,7 +168,7 @@ class CaseWriter {
   // Appends a node through the file format's reader: the op's own rules check it and give its shape.
   // A node the op's rules refuse although the recipe for its arguments built it is a disagreement of
   // the generator and the op (one of them is wrong): the node is kept and the drawing ends, so that
-  // the document reproduces the refusal and the run fails it (docs/semantics.md §3.2) instead of
+  // the document reproduces the refusal and the run fails it (docs/semantics.md §3.4) instead of
   // stopping. Whether the node was added.
   bool push(json node, int degree) {
     if (refused_) return false;  // nothing is added after a refusal
@@ -486,6 +573,7 @@ class CaseWriter {
   std::size_t dataKeys_ = 0;
   bool refused_ = false;  // the last node pushed was refused: the drawing ends there
   const CaseOptions options_;
+  const bool kernelSized_;
   const std::vector<OpKind> allowed_ = allowedOps();
   const std::optional<OpKind> fallbackOp_ = firstWith(Signature::any, false);
   const std::optional<OpKind> constantOp_ = firstWith(Signature::none, true);

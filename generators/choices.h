@@ -70,6 +70,27 @@ inline const std::vector<std::string> kSpreadValues = [] {
 // sums of ±1 stay small integers, exact through graphs deeper than the domain's pool allows.
 inline const std::vector<std::string> kPowersOfTwoValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2"};
 inline const std::vector<std::string> kUnitValues = {"0", "1", "-1"};
+// Dyadic values of 3 to `bits` significant bits, 1/8 to 16 in magnitude: in the exact domain, half
+// the values in place of kIeeeValues' (about two bits), so that the products and sums of the
+// kernels carry more of the mantissa while spec::checkExactDomain still proves every order exact
+// (it rejects the rest, and the generator draws again). Up to 20 bits on doubles, 10 on floats: a
+// product of two is then at most 40 (20) bits, and the sums of a fold of a few hundred add 9.
+inline std::vector<std::string> dyadicValues(int bits) {
+  std::vector<std::string> values;
+  Choices pick(0x6479616469630000ULL + static_cast<std::uint64_t>(bits));
+  for (int i = 0; i < 512; ++i) {
+    const int width = 3 + static_cast<int>(pick.below(static_cast<std::size_t>(bits - 2)));  // 3 to `bits` bits
+    const std::uint64_t mantissa = (std::uint64_t{1} << (width - 1)) | (pick.next() & ((std::uint64_t{1} << (width - 1)) - 1)) | 1;
+    const int scale = width - 1 + static_cast<int>(pick.below(7)) - 3;  // magnitude 2^-3 to 2^4
+    const std::string sign = pick.percent(50) ? "-" : "";
+    values.push_back(sign + std::to_string(mantissa) + "/" + std::to_string(std::uint64_t{1} << scale));
+  }
+  return values;
+}
+inline const std::vector<std::string> kDyadicDoubleValues = dyadicValues(20);
+inline const std::vector<std::string> kDyadicFloatValues = dyadicValues(10);
+inline constexpr unsigned kDyadicPercent = 50;
+
 inline const std::vector<Shape> kShapes = {{}, {2}, {3}, {1}, {2, 3}, {3, 2}, {2, 2}, {1, 3}, {2, 1, 2}};
 
 //! Which pool value a draw picked. Documents get its text, tensors the value read from that text
@@ -84,15 +105,18 @@ inline constexpr std::size_t kSpecialPercent = 8, kWidePercent = 12;
 
 //! A value drawn for carrier T: small exact values, or on IEEE carriers mostly small dyadic values
 //! with 8% specials (±0, ±inf, NaN, 2^24, subnormals; only the finite ones when `finite`) and 12%
-//! values that round or are large or tiny — neither in the exact domain, whose values are all
-//! small dyadic numbers.
+//! values that round or are large or tiny — neither in the exact domain, whose values are small
+//! dyadic numbers, half of them of up to 20 significant bits (10 on floats).
 template <class T>
 PoolDraw drawValue(Choices& pick, Domain domain = Domain::general, bool finite = false) {
   auto from = [&](const std::vector<std::string>& pool) { return PoolDraw{&pool, pick.below(pool.size())}; };
   if constexpr (Carrier<T>::caps.exact) {
     return from(kExactValues);
   } else {
-    if (domain == Domain::exact) return from(kIeeeValues);
+    if (domain == Domain::exact) {
+      const auto& dyadic = sizeof(T) == sizeof(float) ? kDyadicFloatValues : kDyadicDoubleValues;
+      return from(pick.percent(kDyadicPercent) ? dyadic : kIeeeValues);
+    }
     const std::size_t draw = pick.below(100);
     return draw < kSpecialPercent                ? from(finite ? kIeeeFiniteSpecials : kIeeeSpecials)
            : draw < kSpecialPercent + kWidePercent ? from(kIeeeWideValues)
@@ -145,6 +169,7 @@ const T& valueOf(const PoolDraw& draw) {
       read(kIeeeSpecials);
       read(kIeeeFiniteSpecials);
       read(kIeeeWideValues);
+      read(sizeof(T) == sizeof(float) ? kDyadicFloatValues : kDyadicDoubleValues);
     }
     return all;
   }();

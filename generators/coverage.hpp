@@ -1,11 +1,15 @@
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <type_traits>
 
 #include "core/carriers/carrier.h"
 #include "core/graph/node_program.h"
+#include "core/ops/kernel_geometry.h"
+#include "core/ops/kernels.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 #include "generators/case_options.hpp"
@@ -190,6 +194,70 @@ void structureTags(const Graph<T>& graph, std::size_t output, std::set<std::stri
   else tags.insert("output at intermediate");
 }
 
+// Kernel paths (docs/semantics.md §3, "Sizes that reach every kernel path"): which parts of the
+// dense kernels the products, matrix-vector folds, outer products and transposes of the case's
+// matmul and linear nodes run, forward and terms, read from their shapes (kernels::productPaths).
+// The IEEE product kernel runs on IEEE carriers, and on intervals for a forward whose operands
+// are doubles folding exactly in double (kernels::foldProductsOfDoubles); the transpose's tiles
+// on every carrier.
+inline void productPathTags(std::size_t m, std::size_t depth, std::size_t n, std::size_t valueBytes,
+                            std::set<std::string>& tags) {
+  const kernels::ProductPaths paths = kernels::productPaths(m, depth, n, valueBytes);
+  const std::pair<bool, const char*> named[] = {
+      {paths.fewRowsWide, "kernel product few rows x4"}, {paths.fewRowsVector, "kernel product few rows x1"},
+      {paths.tiles, "kernel product tiles"},             {paths.panel, "kernel product panel"},
+      {paths.leftoverRows, "kernel product leftover rows"}, {paths.tailColumns, "kernel product tail columns"},
+      {paths.depthBlocks, "kernel product depth blocks"}, {paths.rowBlocks, "kernel product row blocks"}};
+  for (const auto& [runs, name] : named)
+    if (runs) tags.insert(name);
+}
+
+// Rows folded four at a time and the rows left over (foldRowDots, an [m, k] matrix times a vector);
+// for linear's term of W, an outer product's vector body and its last columns (addOuterProductIeee,
+// in the compiled runtime's dense pass).
+inline void vectorPathTags(std::size_t m, std::size_t k, std::size_t valueBytes, bool outerProduct,
+                           std::set<std::string>& tags) {
+  if (m > kernels::kTileRows && m % kernels::kTileRows != 0) tags.insert("kernel row dots leftover rows");
+  const std::size_t lanes = kernels::lanesOf(valueBytes);
+  if (outerProduct && k > lanes && k % lanes != 0) tags.insert("kernel outer product tail");
+}
+
+template <class T>
+void kernelPathTags(const Case<T>& c, const std::optional<Context<T>>& context, std::set<std::string>& tags) {
+  constexpr bool ieee = std::is_floating_point_v<T>;
+  for (std::size_t p = c.graph.inputs.size(); p < c.graph.positionCount(); ++p) {
+    const Node<T>& node = c.graph.nodeAt(p);
+    if (node.op != OpKind::matmul && node.op != OpKind::linear) continue;
+    const Shape& a = c.graph.shapeAt(node.args[0]);
+    const Shape& b = c.graph.shapeAt(node.args[1]);
+    const std::size_t m = a[0], k = a[1];
+    if (node.op == OpKind::matmul && b.size() == 2) {
+      const std::size_t n = b[1];
+      // The term ct·bᵀ copies bᵀ in tiles: more than one along an axis, the last one partial.
+      if ((k > kernels::kTransposeTile && k % kernels::kTransposeTile != 0) ||
+          (n > kernels::kTransposeTile && n % kernels::kTransposeTile != 0))
+        tags.insert("kernel transpose tiles");
+      if constexpr (ieee) {
+        for (const auto& [rows, depth, columns] : {std::array{m, k, n}, std::array{m, n, k}, std::array{k, m, n}})
+          productPathTags(rows, depth, columns, sizeof(T), tags);
+      } else if constexpr (kernels::HoldsDoubles<T>) {
+        if (!context) continue;
+        const Tensor<T>& x = (*context)[node.args[0]];
+        const Tensor<T>& y = (*context)[node.args[1]];
+        const auto xs = kernels::exactDoubles(x.values.data(), m, k, k, 1);
+        const auto ys = kernels::exactDoubles(y.values.data(), k, n, n, 1);
+        if (xs && ys && kernels::foldIsExactInDouble(*xs, *ys, k)) {
+          tags.insert("kernel product in double");
+          productPathTags(m, k, n, sizeof(double), tags);
+        }
+      }
+    } else if constexpr (ieee) {
+      vectorPathTags(m, k, sizeof(T), node.op == OpKind::linear, tags);  // a matrix times a vector, or linear
+      if (node.op == OpKind::linear) productPathTags(1, m, k, sizeof(T), tags);  // x's term: ctᵀ·W
+    }
+  }
+}
+
 }  // namespace detail
 
 template <class T>
@@ -207,6 +275,7 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
     tags.insert("domain failure");
   }
   detail::specialValueTags(c, context, tags);
+  detail::kernelPathTags(c, context, tags);
   std::size_t seeded = 0;
   for (const Tensor<T>& seed : c.seeds)
     seeded += std::any_of(seed.values.begin(), seed.values.end(), [](const T& v) { return !Carrier<T>::same(v, zero<T>()); });
@@ -216,6 +285,36 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
       tags.insert("IEEE special value");
   return {tags.begin(), tags.end()};
 }
+
+namespace detail {
+
+// The kernel paths' floors: about a third of what the kernel-sized cases (about 2% of a default
+// run's cases) reach. On intervals (1%: too few for a floor per path) the forward's product running
+// in the double kernel and the transpose's tiles; the exact carriers' products are the plain loops,
+// and only the transpose of b has tiles.
+template <class T>
+void kernelPathFloors(const CaseOptions& options, std::vector<CoverageFloor>& floors) {
+  const bool matmul = allowsOp<T>(options, OpKind::matmul), linear = allowsOp<T>(options, OpKind::linear);
+  if (matmul) floors.push_back({"kernel transpose tiles", kernels::HoldsDoubles<T> ? 0.002 : 0.006});
+  if constexpr (kernels::HoldsDoubles<T>) {
+    if (matmul) floors.push_back({"kernel product in double", 0.002});
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (matmul) {
+      for (const char* name : {"kernel product tiles", "kernel product panel", "kernel product tail columns"})
+        floors.push_back({name, 0.006});
+      for (const char* name : {"kernel product leftover rows", "kernel product depth blocks"})
+        floors.push_back({name, 0.004});
+      for (const char* name : {"kernel product row blocks", "kernel product few rows x4", "kernel product few rows x1"})
+        floors.push_back({name, 0.0015});
+    }
+    if (linear) {
+      floors.push_back({"kernel row dots leftover rows", 0.004});
+      floors.push_back({"kernel outer product tail", 0.004});
+    }
+  }
+}
+
+}  // namespace detail
 
 template <class T>
 std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
@@ -244,6 +343,7 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
   floors.push_back({"output at last node", 0.4});
   floors.push_back({"single seed", 0.35});
   floors.push_back({"seed pack", 0.12});
+  detail::kernelPathFloors<T>(options, floors);
   if (!Carrier<T>::caps.exact && !exactDomain) {
     floors.push_back({"IEEE special value", 0.15});
     // Signed zeros where the dense order settles or keeps them, and specials through every family

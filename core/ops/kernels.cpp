@@ -21,15 +21,15 @@
 #include <thread>
 #include <vector>
 
+#include "core/ops/kernel_geometry.h"
 #include "core/ops/kernels.h"
 
 namespace tc::kernels {
 namespace {
 
-// The bytes of one vector register the kernels fold in: one AVX register in the avx2 clone, two
-// SSE2 registers in the default one. And the rows of x one tile folds together: a product with
-// fewer rows folds row by row (foldFewRows).
-constexpr std::size_t kVectorBytes = 32, kTileRows = 4;
+// The bytes of one vector register the kernels fold in (kVectorBytes): one AVX register in the avx2
+// clone, two SSE2 registers in the default one. And the rows of x one tile folds together
+// (kTileRows): a product with fewer rows folds row by row (foldFewRows).
 
 template <class T>
 using Vec [[gnu::vector_size(kVectorBytes)]] = T;
@@ -60,7 +60,7 @@ struct Operands {
 };
 
 // Steps of the fold per block and rows of x per block (kTileRows rows per tile).
-constexpr std::size_t kDepth = 128, kRows = 64;
+constexpr std::size_t kDepth = kDepthBlock, kRows = kRowBlock;
 
 // A tile: R rows of c and V vectors of columns, folding `steps` steps from packed operands:
 // xs[p·R + r] is row r's coefficient at step p, ys[p·V·lanes + q] column q's value of y. The
