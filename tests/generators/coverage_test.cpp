@@ -298,10 +298,58 @@ std::vector<Example> cancellationExamples() {
   };
 }
 
+// A product case: inputs A [m, k] and B [k, n] (and, with `withLinear`, x [k] and b [m]), matmul(A, B)
+// and linear(A, x, b); small integer values (and `first` as A's first value).
+std::string productCase(std::size_t m, std::size_t k, std::size_t n, bool withLinear, const std::string& first = "1") {
+  auto values = [](std::size_t count) {
+    nlohmann::json v = nlohmann::json::array();
+    for (std::size_t i = 0; i < count; ++i) v.push_back(std::to_string(i % 7 + 1));
+    return v;
+  };
+  nlohmann::json doc = {{"tapecheck", 1},
+                        {"inputs", {{{"shape", {m, k}}}, {{"shape", {k, n}}}}},
+                        {"nodes", {{{"op", "matmul"}, {"args", {0, 1}}}}},
+                        {"values", {values(m * k), values(k * n)}}};
+  doc["values"][0][0] = first;
+  if (withLinear) {
+    doc["inputs"].push_back({{"shape", {k}}});
+    doc["inputs"].push_back({{"shape", {m}}});
+    doc["values"].push_back(values(k));
+    doc["values"].push_back(values(m));
+    doc["nodes"].push_back({{"op", "linear"}, {"args", {0, 2, 3}}});
+  }
+  return doc.dump();
+}
+
+// The paths of the product kernel and its neighbours (docs/semantics.md §3.4; core/ops/kernel_geometry.h):
+// [5, 130] x [130, 13] reaches all but few rows x1 (tests/generators/kernel_sizes_test.cpp explains
+// each); [2, 3] x [3, 5] only few rows x1 and a tail; [4, 64] x [64, 8] tiles alone — every block,
+// leftover, panel and tail just missed. On intervals a product runs in double only where every
+// value is a double.
+std::vector<Example> kernelExamples() {
+  const std::vector<std::string> all{"kernel product tiles",        "kernel product panel",
+                                     "kernel product tail columns", "kernel product leftover rows",
+                                     "kernel product depth blocks", "kernel product row blocks",
+                                     "kernel product few rows x4",  "kernel row dots leftover rows",
+                                     "kernel outer product tail",   "kernel transpose tiles"};
+  return {
+      {"double", productCase(5, 130, 13, true), all, {"kernel product few rows x1"}},
+      {"double", productCase(2, 3, 5, false), {"kernel product few rows x1", "kernel product tail columns"},
+       {"kernel product few rows x4", "kernel product tiles", "kernel transpose tiles"}},
+      {"double", productCase(4, 64, 8, false), {"kernel product tiles"},
+       {"kernel product panel", "kernel product tail columns", "kernel product leftover rows",
+        "kernel product depth blocks", "kernel product row blocks", "kernel product few rows x4",
+        "kernel product few rows x1", "kernel row dots leftover rows", "kernel outer product tail",
+        "kernel transpose tiles"}},
+      {"interval", productCase(5, 130, 13, false), {"kernel product in double", "kernel transpose tiles"}, {}},
+      {"interval", productCase(5, 130, 13, false, "1/3"), {}, {"kernel product in double"}},
+  };
+}
+
 std::vector<Example> corpus() {
   std::vector<Example> all;
   for (auto part : {opExamples(), structureExamples(), kinkExamples(), specialValueExamples(), specialIntoFamilyExamples(),
-                    seedExamples(), pendingZeroExamples(), cancellationExamples()})
+                    seedExamples(), pendingZeroExamples(), cancellationExamples(), kernelExamples()})
     all.insert(all.end(), part.begin(), part.end());
   addStressValueExamples<double>("double", all);
   addStressValueExamples<float>("float", all);
