@@ -603,6 +603,44 @@ std::optional<Verdict> judgeUnjudgedTerms(const EngineUnderTest<F>& subject, con
   return std::nullopt;
 }
 
+//! Each op of one argument with stress values (ops::stressValues) once a case: its first node cut out
+//! (termCutOut) with element 0 of its argument at each stress value, judged forward and backward. There
+//! a naive formula loses its accuracy (docs/semantics.md §2.6); the generator places them, but a row's
+//! hundred cases seldom hold the one value that shows a fault (sigmoid below −709.78 in double), as
+//! domain_errors probes each boundary rather than wait for a draw. The first failure, blamed on the node.
+template <class F>
+std::optional<Verdict> judgeStressValues(const EngineUnderTest<F>& subject, const Case<F>& c, const Context<F>& context,
+                                         std::size_t& judged) {
+  std::set<OpKind> probed;
+  for (std::size_t k = c.graph.inputs.size(); k < c.graph.positionCount() && k < context.size(); ++k) {
+    const Node<F>& node = c.graph.nodeAt(k);
+    const auto stress = ops::stressValues(node.op);
+    if (stress.empty() || node.args.size() != 1 || node.attrs.opaque || !probed.insert(node.op).second) continue;
+    for (std::string_view text : stress) {
+      Case<F> cut = termCutOut(c, context, k);
+      if ((*cut.inputs)[0].size() == 0) break;
+      (*cut.inputs)[0].values[0] = parseValue<F>(std::string(text)).value();
+      auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
+      if (!execution) continue;  // the domain oracles judge a refusal
+      auto dense = (*execution)->backwardDense(cut.seeds);
+      if (!dense) continue;
+      AccuracyJudge<F> judge(subject.engine.name(), cut, (*execution)->context(), *subject.profile);
+      std::optional<Verdict> failure = judge.forward();
+      if (!failure) failure = judge.backward(*dense, cut.seeds);
+      if (failure) {
+        failure->why = fmt::format("{} alone, with element 0 of its argument at its stress value {}: {}",
+                                   describeNode(c.graph, k), text, failure->why);
+        failure->blamed = {k};
+        failure->differences.clear();  // they are positions of the cut-out
+        failure->notes.clear();
+        return failure;
+      }
+      ++judged;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 template <class F>
@@ -632,6 +670,8 @@ Verdict accuracy(const EngineUnderTest<F>& subject, const Case<F>& c) {
   // The terms of a pointwise node they did not judge, on a case of its own.
   std::size_t cutOuts = 0;
   if (auto failure = detail::judgeUnjudgedTerms(subject, c, (*execution)->context(), judge, cutOuts)) return *failure;
+  // Each op's stress values, on a case of its own.
+  if (auto failure = detail::judgeStressValues(subject, c, (*execution)->context(), cutOuts)) return *failure;
   Verdict verdict = judge.verdict();
   if (cutOuts > 0 && !verdict.skipped.empty()) return Verdict::pass();  // the cut-outs judged something
   return verdict;
