@@ -99,7 +99,7 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
                    "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
     all.push_back(
-        {"accuracy", Scope::engine, &accuracy<T>, detail::compactOps(), "a node that is not an opaque program"});
+        {"accuracy", Scope::engine, &accuracyWithStressValues<T>, detail::compactOps(), "a node that is not an opaque program"});
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   // On IEEE carriers the naive definitions are compared on the exact domain only, as exact_reference.
