@@ -570,6 +570,28 @@ Case<F> termCutOut(const Case<F>& c, const Context<F>& context, std::size_t k) {
 //! the work budget does not count. Generated cases hold far fewer pointwise nodes.
 inline constexpr std::size_t kMaxTermCutOuts = 64;
 
+//! Node k of `graph` cut out as `cut`, judged forward and backward on the engine; a failure is blamed
+//! on node k, its why saying "NODE alone, HOW: ...". `judged` counts a cut-out the engine ran.
+//! Nothing when the engine refuses it (the domain oracles judge refusals) or it holds.
+template <class F>
+std::optional<Verdict> judgeCutOut(const EngineUnderTest<F>& subject, const Case<F>& cut, const Graph<F>& graph,
+                                   std::size_t k, std::string_view how, std::size_t& judged) {
+  auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
+  if (!execution) return std::nullopt;
+  auto dense = (*execution)->backwardDense(cut.seeds);
+  if (!dense) return std::nullopt;
+  AccuracyJudge<F> judge(subject.engine.name(), cut, (*execution)->context(), *subject.profile);
+  std::optional<Verdict> failure = judge.forward();
+  if (!failure) failure = judge.backward(*dense, cut.seeds);
+  ++judged;
+  if (!failure) return std::nullopt;
+  failure->why = fmt::format("{} alone, {}: {}", describeNode(graph, k), how, failure->why);
+  failure->blamed = {k};
+  failure->differences.clear();  // they are positions of the cut-out
+  failure->notes.clear();
+  return failure;
+}
+
 //! The terms of every pointwise node that the whole case's backward passes did not judge (an
 //! argument not finite, a reader that could not be judged, a later dense node), judged each on its
 //! own cut-out (termCutOut), the first kMaxTermCutOuts of them; the first failure, blamed on the node
@@ -583,23 +605,9 @@ std::optional<Verdict> judgeUnjudgedTerms(const EngineUnderTest<F>& subject, con
     if (!ops::isPointwise(node.op) || !ops::hasTerms(node.op) || node.attrs.opaque || whole.termsJudged(k)) continue;
     if (!finiteAttributes(node.attrs)) continue;
     if (cutOuts++ == kMaxTermCutOuts) break;
-    const Case<F> cut = termCutOut(c, context, k);
-    auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
-    if (!execution) continue;  // the domain oracles judge a refusal
-    auto dense = (*execution)->backwardDense(cut.seeds);
-    if (!dense) continue;
-    AccuracyJudge<F> judge(subject.engine.name(), cut, (*execution)->context(), *subject.profile);
-    std::optional<Verdict> failure = judge.forward();
-    if (!failure) failure = judge.backward(*dense, cut.seeds);
-    if (failure) {
-      failure->why = fmt::format("{} alone, on its arguments with what is not finite replaced by 1/2: {}",
-                                 describeNode(c.graph, k), failure->why);
-      failure->blamed = {k};
-      failure->differences.clear();  // they are positions of the cut-out
-      failure->notes.clear();
+    if (auto failure = judgeCutOut(subject, termCutOut(c, context, k), c.graph, k,
+                                   "on its arguments with what is not finite replaced by 1/2", judged))
       return failure;
-    }
-    ++judged;
   }
   return std::nullopt;
 }
@@ -621,22 +629,9 @@ std::optional<Verdict> judgeStressValues(const EngineUnderTest<F>& subject, cons
       Case<F> cut = termCutOut(c, context, k);
       if ((*cut.inputs)[0].size() == 0) break;
       (*cut.inputs)[0].values[0] = parseValue<F>(std::string(text)).value();
-      auto execution = subject.engine.compile(cut.graph, *cut.inputs, cut.data);
-      if (!execution) continue;  // the domain oracles judge a refusal
-      auto dense = (*execution)->backwardDense(cut.seeds);
-      if (!dense) continue;
-      AccuracyJudge<F> judge(subject.engine.name(), cut, (*execution)->context(), *subject.profile);
-      std::optional<Verdict> failure = judge.forward();
-      if (!failure) failure = judge.backward(*dense, cut.seeds);
-      if (failure) {
-        failure->why = fmt::format("{} alone, with element 0 of its argument at its stress value {}: {}",
-                                   describeNode(c.graph, k), text, failure->why);
-        failure->blamed = {k};
-        failure->differences.clear();  // they are positions of the cut-out
-        failure->notes.clear();
+      if (auto failure = judgeCutOut(subject, cut, c.graph, k,
+                                     fmt::format("with element 0 of its argument at its stress value {}", text), judged))
         return failure;
-      }
-      ++judged;
     }
   }
   return std::nullopt;
