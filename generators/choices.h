@@ -70,7 +70,7 @@ inline const std::vector<std::string> kSpreadValues = [] {
 // sums of ±1 stay small integers, exact through graphs deeper than the domain's pool allows.
 inline const std::vector<std::string> kPowersOfTwoValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2"};
 inline const std::vector<std::string> kUnitValues = {"0", "1", "-1"};
-// Dyadic values of 3 to `bits` significant bits, 1/8 to 16 in magnitude: in the exact domain, half
+// Dyadic values of 3 to `bits` significant bits, 1/8 up to 16 in magnitude: in the exact domain, half
 // the values in place of kIeeeValues' (about two bits), so that the products and sums of the
 // kernels carry more of the mantissa while spec::checkExactDomain still proves every order exact
 // (it rejects the rest, and the generator draws again). Up to 20 bits on doubles, 10 on floats: a
@@ -81,9 +81,14 @@ inline std::vector<std::string> dyadicValues(int bits) {
   for (int i = 0; i < 512; ++i) {
     const int width = 3 + static_cast<int>(pick.below(static_cast<std::size_t>(bits - 2)));  // 3 to `bits` bits
     const std::uint64_t mantissa = (std::uint64_t{1} << (width - 1)) | (pick.next() & ((std::uint64_t{1} << (width - 1)) - 1)) | 1;
-    const int scale = width - 1 + static_cast<int>(pick.below(7)) - 3;  // magnitude 2^-3 to 2^4
+    // The value is mantissa / 2^scale, of magnitude 2^(width - 1 - scale): 2^-3 to 2^3. A 3-bit mantissa
+    // scaled up has a negative scale, written as a whole number (a shift by a negative count is undefined).
+    const int scale = width - 1 + static_cast<int>(pick.below(7)) - 3;
     const std::string sign = pick.percent(50) ? "-" : "";
-    values.push_back(sign + std::to_string(mantissa) + "/" + std::to_string(std::uint64_t{1} << scale));
+    if (scale < 0)
+      values.push_back(sign + std::to_string(mantissa << -scale));
+    else
+      values.push_back(sign + std::to_string(mantissa) + "/" + std::to_string(std::uint64_t{1} << scale));
   }
   return values;
 }

@@ -219,5 +219,25 @@ TYPED_TEST(WideExactValues, ExactDomainValuesSpanMoreBits) {
   EXPECT_GE(wide, 200u) << "values of more than " << most / 2 << " significant bits";
 }
 
+// Every pooled dyadic value lies in [1/8, 16) in magnitude with 3 to `bits` significant bits, read
+// exactly: a 3-bit mantissa scaled up once was written as mantissa / 2^63 (a shift by -1).
+TEST(DyadicValues, StayWithinTheirMagnitudeAndBits) {
+  for (const auto& [pool, most] : {std::pair{&gen::detail::kDyadicDoubleValues, 20}, std::pair{&gen::detail::kDyadicFloatValues, 10}}) {
+    ASSERT_EQ(pool->size(), 512u);
+    std::size_t scaledUp = 0;
+    for (const std::string& text : *pool) {
+      const auto read = parseValue<double>(text);
+      ASSERT_TRUE(read.has_value()) << text;
+      const double v = *read;
+      EXPECT_GE(std::fabs(v), 0.125) << text;
+      EXPECT_LT(std::fabs(v), 16.0) << text;
+      EXPECT_GE(significantBits(v), 3) << text;
+      EXPECT_LE(significantBits(v), most) << text;
+      if (text.find('/') == std::string::npos) ++scaledUp;
+    }
+    EXPECT_GT(scaledUp, 0u) << "no whole number drawn: the scaled-up branch is never taken";
+  }
+}
+
 }  // namespace
 }  // namespace tc
