@@ -50,18 +50,25 @@ struct ChildRun {
   nlohmann::json report;  // the run's --json report, when it finished
 };
 
-// Runs `tapecheck run` on the default suite in a child process with TAPECHECK_MUTANT=id.
-ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::path& dir) {
+//! A child run of the property suite under way.
+struct StartedChild {
+  pid_t pid = -1;  // -1: fork failed
+  std::chrono::steady_clock::time_point start;
+  std::string json;  // where its --json report goes
+};
+
+// Starts `tapecheck run` on the default suite in a child process with TAPECHECK_MUTANT=id.
+StartedChild startChild(int id, const MutantsOptions& options, const std::filesystem::path& dir) {
   std::string json = (dir / fmt::format("mutant-{}.json", id)).string();
   std::string saves = (dir / fmt::format("mutant-{}", id)).string();
   std::vector<std::string> args{"/proc/self/exe", "run", "--quiet", "--cases", std::to_string(options.cases),
                                 "--seed", std::to_string(options.seed), "--json", json, "--save-failures", saves};
-  auto start = std::chrono::steady_clock::now();
+  StartedChild started{-1, std::chrono::steady_clock::now(), json};
   std::fflush(nullptr);  // else the child's freopen would write the parent's buffered output again
   const pid_t parent = getpid();
   std::optional<process::InterruptsBlocked> blocked(std::in_place);  // until the child is watched
   pid_t child = fork();
-  if (child < 0) return ChildRun{ChildRun::End::crashed, 0, 0, {}};
+  if (child < 0) return started;
   if (child == 0) {
     // The child run is a tapecheck: SIGTERM, also when this one dies, ends it and its engines' trees.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -84,39 +91,72 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
     _exit(127);
   }
   process::watchChild(child);  // an interrupt of this run ends the child's too
-  blocked.reset();
+  started.pid = child;
+  return started;
+}
+
+// Reaped and forgotten with the signals blocked: the handler never signals a reused pid.
+bool reaped(pid_t child, int& status, int flags) {
+  process::InterruptsBlocked reaping;
+  pid_t done = waitpid(child, &status, flags);
+  if (done == child) process::forgetChild(child);
+  return done == child;
+}
+
+// How a started child ended, if it has (or the timeout ended it); nothing while it still runs.
+std::optional<ChildRun> childEnded(const StartedChild& started, const MutantsOptions& options) {
   ChildRun run;
+  if (started.pid < 0) return ChildRun{ChildRun::End::crashed, 0, 0, {}};
   int status = 0;
-  // Reaped and forgotten with the signals blocked: the handler never signals a reused pid.
-  auto reaped = [&](int flags) {
-    process::InterruptsBlocked reaping;
-    pid_t done = waitpid(child, &status, flags);
-    if (done == child) process::forgetChild(child);
-    return done == child;
-  };
-  while (!reaped(WNOHANG)) {
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > options.timeoutSeconds) {
-      kill(child, SIGTERM);  // the child's handler ends its engines' trees first
-      bool ended = false;
-      for (int waited = 0; waited < 1000 && !(ended = reaped(WNOHANG)); ++waited)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      if (!ended) kill(child, SIGKILL), reaped(0);
-      run.end = ChildRun::End::timedOut;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto now = std::chrono::steady_clock::now();
+  run.seconds = std::chrono::duration<double>(now - started.start).count();
+  if (!reaped(started.pid, status, WNOHANG)) {
+    if (run.seconds <= options.timeoutSeconds) return std::nullopt;
+    kill(started.pid, SIGTERM);  // the child's handler ends its engines' trees first
+    bool ended = false;
+    for (int waited = 0; waited < 1000 && !(ended = reaped(started.pid, status, WNOHANG)); ++waited)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!ended) kill(started.pid, SIGKILL), reaped(started.pid, status, 0);
+    run.end = ChildRun::End::timedOut;
+    return run;
   }
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (run.end == ChildRun::End::timedOut) return run;
   if (WIFSIGNALED(status)) {
     run.end = ChildRun::End::crashed;
     run.status = WTERMSIG(status);
     return run;
   }
   run.status = WEXITSTATUS(status);
-  std::ifstream in(json);
+  std::ifstream in(started.json);
   if (in) run.report = nlohmann::json::parse(in, nullptr, false);
   return run;
+}
+
+// Runs the suite once per id, up to options.jobs children at a time (each run is single-threaded),
+// calling `done(index, run)` in the order of `ids` as the runs end.
+template <class Done>
+void runChildren(const std::vector<int>& ids, const MutantsOptions& options, const std::filesystem::path& dir,
+                 Done&& done) {
+  std::vector<std::optional<StartedChild>> running(ids.size());
+  std::vector<std::optional<ChildRun>> ended(ids.size());
+  std::size_t next = 0, reported = 0, active = 0;
+  const std::size_t jobs = std::max<std::size_t>(1, options.jobs);
+  while (reported < ids.size()) {
+    for (; active < jobs && next < ids.size(); ++next, ++active) running[next] = startChild(ids[next], options, dir);
+    for (std::size_t i = reported; i < next; ++i) {
+      if (!running[i]) continue;
+      if (auto run = childEnded(*running[i], options)) ended[i] = std::move(run), running[i].reset(), --active;
+    }
+    for (; reported < ids.size() && ended[reported]; ++reported) done(reported, std::move(*ended[reported]));
+    if (reported < ids.size()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// Runs one child to its end.
+ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::path& dir) {
+  ChildRun result;
+  runChildren({id}, MutantsOptions{options.cases, options.seed, options.format, options.timeoutSeconds, "", 1}, dir,
+              [&](std::size_t, ChildRun run) { result = std::move(run); });
+  return result;
 }
 
 //! What a mutant's run showed.
@@ -228,12 +268,15 @@ int runMutants(const MutantsOptions& options) {
     if (std::string name = row.value("property", "?"); std::find(properties.begin(), properties.end(), name) == properties.end())
       properties.push_back(name);
   std::vector<Verdict> verdicts;
-  for (int id : ids) {
+  runChildren(ids, options, dir, [&](std::size_t index, ChildRun run) {
+    const int id = ids[index];
     auto info = std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.id == id; });
-    verdicts.push_back(judge(*info, runChild(id, options, dir)));
-    if (options.format == "text")
+    verdicts.push_back(judge(*info, std::move(run)));
+    if (options.format == "text") {
       fmt::print("  mutant {:>2} {:<34} {}\n", id, info->name, verdicts.back().outcome());
-  }
+      std::fflush(stdout);
+    }
+  });
   std::size_t killed = 0, small = 0;
   std::map<std::size_t, std::size_t> byNodes;
   for (const Verdict& v : verdicts) {

@@ -2,7 +2,9 @@
 // commands are the library's (cli/main.h), plus two for tapecheck's own development.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <thread>
 
 #include "cli/bench.h"
 #include "cli/main.h"
@@ -21,6 +23,9 @@ tc::cli::ExtraCommand mutantsCommand() {
             command.add_option("--timeout", options->timeoutSeconds, "seconds per mutant before it counts as not killed")
                 ->check(CLI::Range(1.0, 86400.0));
             command.add_option("--only", options->only, "comma-separated mutant ids or names (default: all)");
+            options->jobs = std::max(1u, std::thread::hardware_concurrency());
+            command.add_option("--jobs", options->jobs, "mutants run at a time (default: the number of cores)")
+                ->check(CLI::Range(1, 64));
             return [options] { return tc::cli::runMutants(*options); };
           }};
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/carriers/carrier.h"
+#include "core/ops/kernel_geometry.h"
 #include "core/tensor/tensor.h"
 
 namespace tc::kernels {
@@ -313,7 +314,7 @@ void foldProducts(const T* x, std::size_t xRow, std::size_t xStep, const T* y, s
 //! The row-major transpose of a row-major [rows, cols] matrix, copied in tiles that stay in cache.
 template <class T>
 std::vector<T> transposedValues(const T* x, std::size_t rows, std::size_t cols) {
-  constexpr std::size_t kTile = 32;
+  constexpr std::size_t kTile = kTransposeTile;
   std::vector<T> out(rows * cols, zero<T>());
   for (std::size_t i0 = 0; i0 < rows; i0 += kTile)
     for (std::size_t j0 = 0; j0 < cols; j0 += kTile)
