@@ -17,6 +17,7 @@
 #include "properties/oracles/linearity.h"
 #include "properties/oracles/literal_reader.h"
 #include "properties/oracles/node_adjoint_identity.h"
+#include "properties/oracles/profile_file.h"
 #include "properties/oracles/shrinking.h"
 #include "properties/theorems/lowerChecked_toTape.h"
 #include "properties/theorems/ofGraph_toTape.h"
@@ -80,6 +81,7 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
       {"file_round_trip", Scope::runtime, &ignoringEngine<T, &file_round_trip<T>>},
       {"domain_errors", Scope::engine, &domain_errors<T>},
       {"index_bounds", Scope::runtime, &ignoringEngine<T, &index_bounds<T>>},
+      {"profile_file", Scope::runtime, &ignoringEngine<T, &profile_file<T>>},
       {"shrinker", Scope::runtime, &ignoringEngine<T, &shrinker<T>>, {}, "a node, and at most 64 nodes of 4096 elements",
        &shrinking::withinBounds<T>}};
   if constexpr (Carrier<T>::caps.ordered && !Carrier<T>::caps.enclosure)
