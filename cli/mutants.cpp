@@ -159,6 +159,9 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
   return result;
 }
 
+//! The killer named when the run's coverage tags disagree with the hand-tagged corpus.
+constexpr const char* kCorpusKiller = "coverage corpus";
+
 //! What a mutant's run showed.
 struct Verdict {
   const mutants::MutantInfo* info = nullptr;
@@ -171,6 +174,7 @@ struct Verdict {
     if (run.end == ChildRun::End::timedOut) return "timed out";
     if (run.end == ChildRun::End::crashed) return fmt::format("crashed (signal {})", run.status);
     if (!run.report.is_object()) return fmt::format("no report (exit {})", run.status);
+    if (killers.size() == 1 && killers.count(kCorpusKiller)) return "killed (coverage tags wrong)";
     return killed() ? "killed" : "SURVIVED";
   }
 };
@@ -191,6 +195,8 @@ Verdict judge(const mutants::MutantInfo& info, ChildRun run) {
   if (!v.run.report.is_object()) return v;
   double elapsed = 0;
   bool first = true;
+  // A run whose coverage tags disagree with the hand-tagged corpus fails though no row does.
+  if (!v.run.report.value("coverage_tag_faults", nlohmann::json::array()).empty()) v.killers.insert(kCorpusKiller);
   for (const auto& row : v.run.report.value("results", nlohmann::json::array())) {
     elapsed += row.value("ms", 0.0);
     if (row.value("result", "") != "fail") continue;

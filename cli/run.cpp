@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <vector>
 
 #include "cli/budget.h"
@@ -25,6 +26,7 @@
 #include "core/io/document_format.h"
 #include "core/ops/library.hpp"
 #include "core/support/text.h"
+#include "generators/coverage_corpus.h"
 #include "properties/engines/profile_json.h"
 #include "properties/runner/report.h"
 
@@ -359,11 +361,21 @@ int runProperties(const RunOptions& options, const Program& program) {
   runRounds(**session, options, program, *shard, mine, result);
   for (const auto& c : result.coverage)
     for (const std::string& shortfall : c.tally.shortfalls(c.floors)) result.coverageShortfalls.push_back(c.carrier + ": " + shortfall);
+  // The floors are only as good as the tags that count them: checked against the hand-tagged corpus.
+  std::set<std::string> tagsChecked;
+  for (const auto& c : result.coverage) {
+    const std::string carrier = c.carrier.substr(0, c.carrier.find(" ("));  // "double (exact)": double's tags
+    if (tagsChecked.insert(carrier).second)
+      for (const std::string& fault : gen::coverageCorpusDisagreements(carrier))
+        result.coverageTagFaults.push_back(carrier + ": " + fault);
+  }
 
   std::string coverageTable = formatCoverage(result.coverage);
   if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
   if (options.survey) fmt::print("{}", formatSurvey(result.rows));
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
+  for (const std::string& fault : result.coverageTagFaults)
+    fmt::print("coverage tags wrong on {} (a fault in tapecheck's coverage tags: its floors cannot be trusted)\n", fault);
   std::size_t total = 0, failed = 0, compared = 0;
   for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed(), compared += r.run.compared();
   const std::size_t again = result.saved ? result.saved->count(SavedCase::Outcome::stillFails) : 0;
@@ -372,6 +384,7 @@ int runProperties(const RunOptions& options, const Program& program) {
     outcome += fmt::format("{}{} saved counterexample{} still fail{}", failed ? ", " : "", again, again == 1 ? "" : "s",
                            again == 1 ? "s" : "");
   if (!result.coverageShortfalls.empty()) outcome += ", coverage below floor";
+  if (!result.coverageTagFaults.empty()) outcome += ", coverage tags wrong";
   const std::string seeds = result.rounds == 1 ? fmt::format("seed {}", result.seed)
                             : fmt::format("seeds {} to {} ({} rounds)", result.seed, result.seed + result.rounds - 1,
                                           result.rounds);

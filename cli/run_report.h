@@ -55,6 +55,9 @@ struct RunReport {
   std::vector<RunRow> rows;
   std::vector<CarrierCoverage> coverage;
   std::vector<std::string> coverageShortfalls;  //!< "rational: op matmul: 0.4% of 1000 cases, floor 2%"
+  //! Where the coverage tags disagree with the hand-tagged corpus (generators/coverage_corpus.h):
+  //! "double: example 12 is not counted in 'fan-out'". A fault in tapecheck: no floor can be trusted.
+  std::vector<std::string> coverageTagFaults;
   std::optional<SavedReport> saved;             //!< the saved counterexamples judged first; none with --no-replay-saved
   bool passed() const;
 };

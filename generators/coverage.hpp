@@ -10,6 +10,7 @@
 #include "core/graph/node_program.h"
 #include "core/ops/kernel_geometry.h"
 #include "core/ops/kernels.h"
+#include "core/support/mutants.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
 #include "generators/case_options.hpp"
@@ -176,7 +177,8 @@ void structureTags(const Graph<T>& graph, std::size_t output, std::set<std::stri
     tags.insert(ops::isDense(node.op) ? label : "op " + label);
     for (std::size_t i = 0; i < node.args.size(); ++i) {
       ++uses[node.args[i]];
-      if (std::count(node.args.begin(), node.args.begin() + i, node.args[i])) tags.insert("repeated argument");
+      if (std::count(node.args.begin(), node.args.begin() + i, node.args[i]) || (TC_MUTANT(repeated_argument_any_pair) && i == 1))
+        tags.insert("repeated argument");  // the planted fault: any second argument counted
     }
   }
   if (std::any_of(uses.begin(), uses.end(), [](std::size_t n) { return n >= 2; })) tags.insert("fan-out");

@@ -134,5 +134,9 @@
   X(concat0_shape_extra_row, "shape rules", "core/ops/structural.hpp Concat0::shape", \
     "concat0's shape rule gives one row more when its first argument has 2: a forward fills a tensor of the wrong size") \
   X(matmul_refuses_three_rows, "shape rules", "core/ops/reductions.hpp Matmul::shape", \
-    "matmul's shape rule refuses a left operand of 3 rows, which the generator's recipe builds")
+    "matmul's shape rule refuses a left operand of 3 rows, which the generator's recipe builds") \
+  X(repeated_argument_any_pair, "coverage tags", "generators/coverage.hpp coverageTags", \
+    "'repeated argument' is counted for any node of two arguments: its floor passes on cases without one") \
+  X(profile_zero_sign_ignored, "profile files", "properties/engines/profile_json.cpp profileFromJson", \
+    "\"zero_sign\": \"unspecified\" is read as the specification's: an engine that keeps -0 is judged by bits")
 // clang-format on

@@ -6,6 +6,7 @@
 #include "core/carriers/dispatch.h"
 #include "core/carriers/literal.h"
 #include "core/ops/library.hpp"
+#include "core/support/mutants.h"
 #include "core/support/text.h"
 
 namespace tc {
@@ -196,7 +197,7 @@ Result<EngineProfile> profileFromJson(const json& in) {
   if (in.contains("zero_sign")) {
     auto choice = choiceOf(in["zero_sign"], kZeroSign, "zero_sign");
     if (!choice) return std::unexpected(choice.error());
-    profile.zeroSign = static_cast<ZeroSign>(*choice);
+    profile.zeroSign = TC_MUTANT(profile_zero_sign_ignored) ? ZeroSign::spec : static_cast<ZeroSign>(*choice);  // the planted fault
   }
   if (in.contains("kinks"))
     if (auto ok = readKinks(in["kinks"], profile.conventions); !ok) return std::unexpected(ok.error());
