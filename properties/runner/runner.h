@@ -13,21 +13,10 @@
 
 #include "generators/coverage.h"
 #include "generators/generate.h"
+#include "properties/counterexample.h"
 #include "properties/runner/all.h"
 
 namespace tc::props {
-
-//! A failing case as generated, the smallest failing case shrinking found, and its verdict. The
-//! shrunk case is trusted only once its document, read back as a saved file is, fails the same
-//! way again (docs/semantics.md §3.7); when it does not, `shrinkerFault` says why, `shrunk` is the
-//! original case, and the run reports an internal error: tapecheck's shrinker, not the engine, is
-//! at fault.
-struct Counterexample {
-  nlohmann::json original, shrunk;
-  std::size_t shrinkSteps = 0;
-  Verdict verdict;
-  std::string shrinkerFault;
-};
 
 //! Where a failing verdict's difference is, as a survey's kinds say: "forward" values or "backward"
 //! gradients (one op's forward and backward differences are two kinds); "" for an error, which has

@@ -9,6 +9,7 @@
 #include "generators/expected_shapes.hpp"
 #include "generators/generate.hpp"
 #include "generators/shrink.hpp"
+#include "properties/counterexample.hpp"
 #include "properties/engines/guarded_engine.h"
 #include "properties/engines/plan_recorder.h"
 #include "properties/runner/runner.h"
@@ -92,43 +93,14 @@ inline std::string differenceOf(const Verdict& verdict) {
   return verdict.differenceClass ? std::string(kDifferenceClasses[*verdict.differenceClass]) : "error";
 }
 
-// Shrinks a failing case while it keeps failing the same way (`same` on its verdict) and stays
-// within what the run generates (the exact domain, no kinks when asked), then checks its own work:
-// the shrinker must return a case it accepted, and that case's document, read back as a saved
-// file is, must fail the same way again. Otherwise the counterexample is the original case with
-// `shrinkerFault` saying why — unless the in-memory case now passes too, which is the engine's
-// answer changing between two runs of one case, a failure of the engine, named in the verdict.
+// The counterexample a run saves for a failing case (shrunkFailure in properties/counterexample.hpp,
+// judged by this property on this engine).
 template <class T, class Same>
 Counterexample shrunkFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
                              const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Same&& same,
                              const Verdict& originalVerdict) {
-  gen::LoadedDoc<T> failing{doc, std::make_shared<const Case<T>>(std::move(loaded))};
-  const Case<T>* accepted = failing.loaded.get();
-  auto [small, steps] = gen::shrinkWhile<T>(failing, [&](const gen::LoadedDoc<T>& candidate) {
-    if (!gen::meetsOptions(*candidate.loaded, options)) return false;
-    Verdict verdict = checkCase(property, subject, *candidate.loaded);
-    const bool stillFails = !verdict.holds && same(*candidate.loaded, verdict);
-    if (stillFails) accepted = candidate.loaded.get();
-    return stillFails;
-  });
-  auto original = [&](std::string fault, Verdict verdict) {
-    return Counterexample{doc, doc, 0, std::move(verdict), std::move(fault)};
-  };
-  if (small.loaded.get() != accepted)
-    return original("the shrinker returned a case its predicate did not accept", originalVerdict);
-  Result<Case<T>> reread = parseCase<T>(small.doc.dump());
-  Verdict rereadVerdict = reread ? checkCase(property, subject, *reread) : Verdict::pass();
-  if (reread && !rereadVerdict.holds && same(*reread, rereadVerdict))
-    return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(rereadVerdict), {}};
-  Verdict again = checkCase(property, subject, *small.loaded);
-  if (again.holds || !same(*small.loaded, again)) {
-    Verdict changed = originalVerdict;
-    changed.why += " (the engine's answers changed: a smaller case that failed this way passed when checked again)";
-    return original({}, std::move(changed));
-  }
-  return original(reread ? "the shrunk case passes when its document is read back"
-                         : "the shrunk case's document does not load: " + reread.error().message,
-                  originalVerdict);
+  return props::shrunkFailure<T>([&](const Case<T>& c) { return checkCase(property, subject, c); }, options,
+                                 std::move(doc), std::move(loaded), std::forward<Same>(same), originalVerdict);
 }
 
 // Tallies a failing case in a survey: a new kind gets its own shrunk example.
