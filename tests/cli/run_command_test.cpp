@@ -96,7 +96,7 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
-  EXPECT_EQ(report["results"].size(), 17u);  // the theorems, the oracles (shrinker too), exact_reference and forward_oracle
+  EXPECT_EQ(report["results"].size(), 18u);  // the theorems, the oracles (shrinker, profile_file too), exact_reference and forward_oracle
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
   EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";
@@ -265,9 +265,9 @@ TEST(CommandLine, HelpShowsDefaultsAndTheProperties) {
 // A CI line that would pass having checked nothing is a usage error: a shard past the rows, an
 // engine command left empty by an unset variable.
 TEST(RunCommand, ARunThatWouldCheckNothingIsAUsageError) {
-  CommandRun pastTheRows = runTapecheck("run --cases 2 --shard 99/100");
+  CommandRun pastTheRows = runTapecheck("run --cases 2 --shard 199/200");
   EXPECT_EQ(pastTheRows.status, 2) << pastTheRows.out;
-  EXPECT_NE(pastTheRows.err.find("shard 99/100 has no rows: the run has "), std::string::npos) << pastTheRows.err;
+  EXPECT_NE(pastTheRows.err.find("shard 199/200 has no rows: the run has "), std::string::npos) << pastTheRows.err;
   EXPECT_EQ(pastTheRows.out.find("all passed"), std::string::npos) << pastTheRows.out;
   for (const char* empty : {"''", "'  '"}) {
     CommandRun run = runTapecheck(std::string("run --cases 2 --engine-cmd ") + empty);
