@@ -154,8 +154,9 @@ void runChildren(const std::vector<int>& ids, const MutantsOptions& options, con
 // Runs one child to its end.
 ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::path& dir) {
   ChildRun result;
-  runChildren({id}, MutantsOptions{options.cases, options.seed, options.format, options.timeoutSeconds, "", 1}, dir,
-              [&](std::size_t, ChildRun run) { result = std::move(run); });
+  MutantsOptions alone = options;
+  alone.jobs = 1;
+  runChildren({id}, alone, dir, [&](std::size_t, ChildRun run) { result = std::move(run); });
   return result;
 }
 

@@ -323,19 +323,22 @@ std::vector<TaggedExample> kernelExamples() {
 
 }  // namespace
 
-std::vector<TaggedExample> coverageCorpus() {
-  std::vector<TaggedExample> all;
-  for (auto part : {opExamples(), structureExamples(), kinkExamples(), specialValueExamples(), specialIntoFamilyExamples(),
-                    seedExamples(), pendingZeroExamples(), cancellationExamples(), kernelExamples()})
-    all.insert(all.end(), part.begin(), part.end());
-  addStressValueExamples<double>("double", all);
-  addStressValueExamples<float>("float", all);
-  return all;
+const std::vector<TaggedExample>& coverageCorpus() {
+  static const std::vector<TaggedExample> corpus = [] {
+    std::vector<TaggedExample> all;
+    for (auto part : {opExamples(), structureExamples(), kinkExamples(), specialValueExamples(), specialIntoFamilyExamples(),
+                      seedExamples(), pendingZeroExamples(), cancellationExamples(), kernelExamples()})
+      all.insert(all.end(), part.begin(), part.end());
+    addStressValueExamples<double>("double", all);
+    addStressValueExamples<float>("float", all);
+    return all;
+  }();
+  return corpus;
 }
 
 std::vector<std::string> coverageCorpusDisagreements(std::string_view carrier) {
   std::vector<std::string> out;
-  const std::vector<TaggedExample> corpus = coverageCorpus();
+  const std::vector<TaggedExample>& corpus = coverageCorpus();
   for (std::size_t i = 0; i < corpus.size(); ++i) {
     const TaggedExample& example = corpus[i];
     if (example.carrier != carrier) continue;

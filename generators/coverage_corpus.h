@@ -19,8 +19,8 @@ struct TaggedExample {
   std::vector<std::string> hasNot;
 };
 
-//! Every example, on every carrier.
-std::vector<TaggedExample> coverageCorpus();
+//! Every example, on every carrier (built once).
+const std::vector<TaggedExample>& coverageCorpus();
 
 //! How coverageTags disagrees with the examples on `carrier` (a name of kCarrierNames): one line
 //! per example that does not load, misses a category it must have or has a near miss; empty when

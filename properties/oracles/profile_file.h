@@ -102,13 +102,12 @@ Declared declare(const Case<T>& c) {
     keys.push_back(fmt::format("\"kink_conventions_declared\": {}", c.output % 2 == 0 ? "true" : "false"));
   }
   std::vector<std::string> kinks;
+  std::vector<bool> stated(kOpCount, false);  // an op's choice is declared once, at its first node
   for (std::size_t k = 0; k < nodes; ++k) {
     const OpKind op = c.graph.nodes[k].op;
     auto choices = ops::kinkChoices(op);
-    if (choices.empty() || std::any_of(kinks.begin(), kinks.end(), [&](const std::string& entry) {
-          return entry.starts_with(jsonString(opName(op)) + ":");
-        }))
-      continue;
+    if (choices.empty() || stated[static_cast<std::size_t>(op)]) continue;
+    stated[static_cast<std::size_t>(op)] = true;
     const std::size_t choice = (inputs + k) % choices.size();
     p.conventions.kink[static_cast<std::size_t>(op)] = static_cast<std::uint8_t>(choice);
     kinks.push_back(fmt::format("{}: {}", jsonString(opName(op)), jsonString(choices[choice])));
@@ -122,7 +121,7 @@ Declared declare(const Case<T>& c) {
     std::vector<std::string> entry{fmt::format("\"op\": {}", jsonString(opName(op))),
                                    fmt::format("\"carriers\": [{}]", jsonString(carrier))};
     if (nodes % 3 != 1) d.below = x, entry.push_back(fmt::format("\"below\": \"{:a}\"", x));
-    if (nodes % 3 != 0) d.above = x - 1, entry.push_back(fmt::format("\"above\": {}", fmt::format("\"{:a}\"", x - 1)));
+    if (nodes % 3 != 0) d.above = x - 1, entry.push_back(fmt::format("\"above\": \"{:a}\"", x - 1));
     if (inputs % 2 == 0) {
       d.givesArgument = true;
       entry.push_back("\"gives\": \"x\"");

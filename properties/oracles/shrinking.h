@@ -213,22 +213,81 @@ json skeleton(json doc, const Graph<T>& graph, std::vector<int>& out, std::vecto
   return doc;
 }
 
+//! Where position p goes when unused input i is dropped: none for i itself.
+inline std::optional<std::size_t> afterInputDropped(std::size_t i, std::size_t p) {
+  if (p == i) return std::nullopt;
+  return p > i ? p - 1 : p;
+}
+
+//! Where position p goes when the constant at position q becomes an input after the `inputs` others.
+inline std::optional<std::size_t> afterConstToInput(std::size_t inputs, std::size_t q, std::size_t p) {
+  return p < inputs ? p : p < q ? p + 1 : p == q ? inputs : p;
+}
+
+//! The rule of a move for renumberingProblem: position p may be named n only where `move` takes it.
+template <class Move>
+auto movedBy(Move move) {
+  return [move](std::size_t p, std::size_t n) {
+    std::optional<std::size_t> to = move(p);
+    return to && *to == n;
+  };
+}
+
+//! `doc` with every argument, the output and every seed's position moved by `move`; a seed at a
+//! position `move` drops is dropped (no argument or output names one).
+template <class Move>
+json withPositionsMoved(json doc, Move move) {
+  for (json& node : doc["nodes"])
+    if (node.contains("args"))
+      for (json& a : node["args"]) a = *move(a.get<std::size_t>());
+  if (doc.contains("output")) doc["output"] = *move(doc["output"].get<std::size_t>());
+  if (doc.contains("seeds")) {
+    json seeds = json::object();
+    for (const auto& [key, values] : doc["seeds"].items())
+      if (std::optional<std::size_t> to = move(std::stoul(key))) seeds[std::to_string(*to)] = values;
+    doc["seeds"] = std::move(seeds);
+  }
+  return doc;
+}
+
+//! `doc` without the shapes its nodes state.
+inline json nodeShapesDropped(json doc) {
+  for (json& node : doc["nodes"]) node.erase("shape");
+  return doc;
+}
+
+//! The case whose candidates are checked, and the views of its document each candidate is
+//! compared with (computed once, not per candidate).
+template <class T>
+struct Parent {
+  const json& doc;
+  const Case<T>& c;
+  std::vector<int> simple, floors;  //!< its values' simplicities and the simplest each may be made
+  json skel;                        //!< its document with every value blanked (skeleton)
+  json data, withoutSeeds, withoutData, bare;
+
+  Parent(const json& d, const Case<T>& loaded)
+      : doc(d), c(loaded), skel(skeleton(d, loaded.graph, simple, floors)), data(member(d, "data", nullptr)),
+        withoutSeeds(without(d, {"seed", "seeds"})), withoutData(without(d, {"data"})),
+        bare(nodeShapesDropped(withoutSeeds)) {}
+};
+
 //! What the shrinker's candidates were seen to do, for the rules that say a candidate is offered.
 struct Offered {
   std::vector<bool> dropped, constToInput, lowered;
   std::set<std::string> seedsRemoved, dataRemoved;
 };
 
-//! Why `cand` (loaded as `candCase`), offered as a shrink of `doc` (loaded as `c`, its skeleton
-//! `skel` with simplicities `simple`), follows none of the shrinker's rules; records in `seen`
-//! what it was. Empty when it follows one.
+//! Why `cand` (loaded as `candCase`), offered as a shrink of the parent, follows none of the
+//! shrinker's rules; records in `seen` what it was. Empty when it follows one.
 template <class T>
-std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel, const std::vector<int>& simple,
-                             const json& cand, const Case<T>& candCase, Offered& seen) {
-  const Graph<T>& graph = c.graph;
+std::string candidateProblem(const Parent<T>& parent, const json& cand, const Case<T>& candCase, Offered& seen) {
+  const json& doc = parent.doc;
+  const json& data = parent.data;
+  const Graph<T>& graph = parent.c.graph;
   const Graph<T>& after = candCase.graph;
   const std::size_t nI = graph.inputs.size(), nN = graph.nodes.size(), mI = after.inputs.size(), mN = after.nodes.size();
-  const json data = member(doc, "data", nullptr), candData = member(cand, "data", nullptr);
+  const json candData = member(cand, "data", nullptr);
   const std::size_t none = static_cast<std::size_t>(-1);
   if (mI == nI && mN + 1 == nN) {  // a node deleted
     std::string first;
@@ -249,9 +308,8 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
       json inputs = doc["inputs"], values = doc["values"];
       inputs.erase(i), values.erase(i);
       if (cand["inputs"] != inputs || cand["values"] != values || candData != data) continue;
-      std::string problem = renumberingProblem(doc, cand, none, [&](std::size_t p, std::size_t n) {
-        return p != i && n == (p > i ? p - 1 : p);
-      });
+      std::string problem =
+          renumberingProblem(doc, cand, none, movedBy([i](std::size_t p) { return afterInputDropped(i, p); }));
       if (problem.empty()) seen.dropped[i] = matched = true;
       else if (first.empty()) first = fmt::format("dropping input {}: {}", i, problem);
     }
@@ -269,12 +327,8 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
       values.push_back(member(node["attrs"], "values", nullptr));
       if (cand["inputs"] != inputs || cand["values"] != values || candData != data) continue;
       const std::size_t q = nI + k;
-      std::string problem = renumberingProblem(doc, cand, k, [&](std::size_t p, std::size_t n) {
-        if (p < nI) return n == p;
-        if (p < q) return n == p + 1;
-        if (p == q) return n == nI;
-        return n == p;
-      });
+      std::string problem =
+          renumberingProblem(doc, cand, k, movedBy([nI, q](std::size_t p) { return afterConstToInput(nI, q, p); }));
       if (problem.empty()) {
         seen.constToInput[k] = true;
         return {};
@@ -291,14 +345,11 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
     if (doc["nodes"][j]["op"] != cand["nodes"][j]["op"] ||
         member(doc["nodes"][j], "args", json::array()) != member(cand["nodes"][j], "args", json::array()))
       return fmt::format("a candidate with the same positions changed node {} ({})", j, positionLabel(graph, nI + j));
-  auto nodeShapesDropped = [](json d) {
-    for (json& node : d["nodes"]) node.erase("shape");
-    return d;
-  };
   // Values made simpler: everything but the values the same, none more complex, one simpler.
   std::vector<int> candSimple, candFloors;
+  const std::vector<int>& simple = parent.simple;
   const json candSkel = skeleton(cand, after, candSimple, candFloors);
-  if (candSkel == skel && candSimple.size() == simple.size()) {
+  if (candSkel == parent.skel && candSimple.size() == simple.size()) {
     bool simpler = false, moreComplex = false;
     for (std::size_t v = 0; v < simple.size(); ++v) {
       simpler = simpler || candSimple[v] < simple[v];
@@ -311,7 +362,8 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
     return {};
   }
   // Seeds removed: everything else the same, the seeds left the parent's.
-  if (without(cand, {"seed", "seeds"}) == without(doc, {"seed", "seeds"})) {
+  const json candWithoutSeeds = without(cand, {"seed", "seeds"});
+  if (candWithoutSeeds == parent.withoutSeeds) {
     const json seedsA = member(doc, "seeds", json::object()), seedsB = member(cand, "seeds", json::object());
     bool subset = seedsB.size() < seedsA.size() || (doc.contains("seed") && !cand.contains("seed"));
     for (const auto& [key, values] : seedsB.items()) subset = subset && seedsA.contains(key) && seedsA[key] == values;
@@ -323,7 +375,7 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
     return {};
   }
   // Data entries removed: everything else the same, the removed entries read by no node.
-  if (without(cand, {"data"}) == without(doc, {"data"})) {
+  if (without(cand, {"data"}) == parent.withoutData) {
     const json entriesA = member(doc, "data", json::object()), entriesB = member(cand, "data", json::object());
     if (entriesB.size() >= entriesA.size()) return "a candidate that changes only the data removes no entry";
     for (const auto& [key, entry] : entriesB.items())
@@ -339,7 +391,8 @@ std::string candidateProblem(const json& doc, const Case<T>& c, const json& skel
   }
   // One count attribute made smaller: inputs, values and data the same, one attribute of one node
   // differs, a count, now smaller; the seeds left the parent's. Otherwise, dimensions (below).
-  const json bare = nodeShapesDropped(without(doc, {"seed", "seeds"})), candBare = nodeShapesDropped(without(cand, {"seed", "seeds"}));
+  const json& bare = parent.bare;
+  const json candBare = nodeShapesDropped(candWithoutSeeds);
   std::size_t attributesChanged = 0;
   bool countSmaller = true;
   if (bare["inputs"] == candBare["inputs"] && bare["values"] == candBare["values"] && candData == data) {
@@ -393,13 +446,13 @@ template <class T>
 std::string candidatesProblem(const json& doc, const Case<T>& c) {
   const Graph<T>& graph = c.graph;
   const std::size_t nI = graph.inputs.size(), nN = graph.nodes.size();
-  std::vector<int> simple, floors;
-  const json skel = skeleton(doc, graph, simple, floors);
+  const Parent<T> parent(doc, c);
+  const std::vector<int>&simple = parent.simple, &floors = parent.floors;
   Offered seen{std::vector<bool>(nI, false), std::vector<bool>(nN, false), std::vector<bool>(simple.size(), false), {}, {}};
   std::string problem;
   gen::LoadedDoc<T> start{doc, std::make_shared<const Case<T>>(c)};
   gen::forEachShrink<T>(start, [&](gen::LoadedDoc<T> candidate) {
-    problem = candidateProblem(doc, c, skel, simple, candidate.doc, *candidate.loaded, seen);
+    problem = candidateProblem(parent, candidate.doc, *candidate.loaded, seen);
     return !problem.empty();
   });
   if (!problem.empty()) return "the shrinker offers " + problem;
@@ -408,18 +461,9 @@ std::string candidatesProblem(const json& doc, const Case<T>& c) {
     if (seen.dropped[i] || (nI == 1 && nN == 0) || c.output == i) continue;
     bool used = std::ranges::any_of(graph.nodes, [&](const Node<T>& n) { return std::ranges::find(n.args, i) != n.args.end(); });
     if (used) continue;
-    json expected = doc;
+    json expected = withPositionsMoved(doc, [i](std::size_t p) { return afterInputDropped(i, p); });
     expected["inputs"].erase(i);
     expected["values"].erase(i);
-    for (json& node : expected["nodes"])
-      if (node.contains("args"))
-        for (json& a : node["args"]) a = a.get<std::size_t>() > i ? a.get<std::size_t>() - 1 : a.get<std::size_t>();
-    if (expected.contains("output") && expected["output"].get<std::size_t>() > i) expected["output"] = expected["output"].get<std::size_t>() - 1;
-    json seeds = json::object();
-    const json docSeeds = member(doc, "seeds", json::object());
-    for (const auto& [key, values] : docSeeds.items())
-      if (std::stoul(key) != i) seeds[std::to_string(std::stoul(key) > i ? std::stoul(key) - 1 : std::stoul(key))] = values;
-    if (expected.contains("seeds")) expected["seeds"] = seeds;
     if (caseFromJson<T>(expected))
       return fmt::format("the shrinker does not offer the case without {}, which no node reads (it loads)", positionLabel(graph, i));
   }
@@ -429,19 +473,10 @@ std::string candidatesProblem(const json& doc, const Case<T>& c) {
     if (seen.constToInput[k] || !member(node, "args", json::array()).empty() || !member(node, "attrs", json::object()).contains("values"))
       continue;
     const std::size_t q = nI + k;
-    json expected = doc;
-    expected["nodes"].erase(k);
+    json expected = withPositionsMoved(doc, [nI, q](std::size_t p) { return afterConstToInput(nI, q, p); });
+    expected["nodes"].erase(k);  // a constant: it named no position
     expected["inputs"].push_back(json{{"shape", node["attrs"]["shape"]}});
     expected["values"].push_back(node["attrs"]["values"]);
-    auto move = [&](std::size_t p) -> std::size_t { return p < nI ? p : p < q ? p + 1 : p == q ? nI : p; };
-    for (json& n : expected["nodes"])
-      if (n.contains("args"))
-        for (json& a : n["args"]) a = move(a.get<std::size_t>());
-    if (expected.contains("output")) expected["output"] = move(expected["output"].get<std::size_t>());
-    json seeds = json::object();
-    const json docSeeds = member(doc, "seeds", json::object());
-    for (const auto& [key, values] : docSeeds.items()) seeds[std::to_string(move(std::stoul(key)))] = values;
-    if (expected.contains("seeds")) expected["seeds"] = seeds;
     if (caseFromJson<T>(expected))
       return fmt::format("the shrinker does not turn {} into an input (that case loads)", positionLabel(graph, q));
   }

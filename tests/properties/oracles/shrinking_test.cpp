@@ -31,11 +31,10 @@ json parent() {
 std::string judged(const json& cand) {
   const Case<Rational> c = load(parent());
   const json doc = caseToJson(c);
-  std::vector<int> simple, floors;
-  const json skel = props::shrinking::skeleton(doc, c.graph, simple, floors);
-  props::shrinking::Offered seen{std::vector<bool>(3), std::vector<bool>(5), std::vector<bool>(simple.size()), {}, {}};
+  const props::shrinking::Parent<Rational> parent(doc, c);
+  props::shrinking::Offered seen{std::vector<bool>(3), std::vector<bool>(5), std::vector<bool>(parent.simple.size()), {}, {}};
   const Case<Rational> loaded = load(cand);
-  return props::shrinking::candidateProblem(doc, c, skel, simple, cand, loaded, seen);
+  return props::shrinking::candidateProblem(parent, cand, loaded, seen);
 }
 
 json canonical() { return caseToJson(load(parent())); }
