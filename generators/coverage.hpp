@@ -373,3 +373,6 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
 }
 
 }  // namespace tc::gen
+
+// The library's copies of the generator's and the core's templates, declared extern.
+#include "generators/generator_instances.h"

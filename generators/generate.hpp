@@ -82,3 +82,6 @@ Case<T> withRandomValues(const Case<T>& c, std::uint64_t seed, Domain domain, Va
 }
 
 }  // namespace tc::gen
+
+// The library's copies of the generator's and the core's templates, declared extern.
+#include "generators/generator_instances.h"

@@ -527,3 +527,6 @@ std::vector<LoadedDoc<T>> shrinksOf(const nlohmann::json& doc) {
 }
 
 }  // namespace tc::gen
+
+// The library's copies of the generator's and the core's templates, declared extern.
+#include "generators/generator_instances.h"

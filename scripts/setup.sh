@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 javascript=false
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(graphviz python3 python3-torch python3-pytest clang-16 libclang-rt-16-dev nodejs)
+    --test) packages+=(graphviz python3 python3-torch python3-pytest clang-16 libclang-rt-16-dev lld-16 nodejs)
             command -v npm >/dev/null || packages+=(npm)
             javascript=true ;;
     --torch) packages+=(libtorch-dev) ;;

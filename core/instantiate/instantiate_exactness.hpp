@@ -3,7 +3,6 @@
 // with the opaque registry of GridBound<T>, the carrier it runs the op library on.
 #include "core/spec/exactness.hpp"
 
-#define TAPECHECK_INSTANTIATE_EXACTNESS(T)   \
-  template class OpaqueRegistry<GridBound<T>>; \
-  template Result<void> spec::checkOpsInExactDomain<T>(const Graph<T>&); \
-  template Result<void> spec::checkExactDomain<T>(const Graph<T>&, const Pack<T>&, const Data<T>&, const Pack<T>&);
+#include "core/instantiate/core_instances.h"
+
+#define TAPECHECK_INSTANTIATE_EXACTNESS(T) TAPECHECK_EXACTNESS_INSTANCES(, T)

@@ -5,7 +5,6 @@
 #include "core/graph/node_program.hpp"
 #include "core/ops/opaque.hpp"
 
-#define TAPECHECK_INSTANTIATE_FORWARD(T)                   \
-  template class OpaqueRegistry<T>;                        \
-  template Tensor<T> forwardNode<T>(OpKind, const OpCall<T>&);  \
-  template Tensor<T> forwardAt<T>(const Graph<T>&, std::span<const Tensor<T>>, const Data<T>&, std::size_t);
+#include "core/instantiate/core_instances.h"
+
+#define TAPECHECK_INSTANTIATE_FORWARD(T) TAPECHECK_FORWARD_INSTANCES(, T)

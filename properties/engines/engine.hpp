@@ -123,3 +123,6 @@ const Engine<T>& builtinEngine(std::string_view name) {
 }
 
 }  // namespace tc
+
+// The library's copies of the built-in engines and the core's templates, declared extern.
+#include "properties/engines/engine_instances.h"

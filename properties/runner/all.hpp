@@ -127,3 +127,6 @@ const NamedProperty<T>* findProperty(std::string_view name) {
 }
 
 }  // namespace tc::props
+
+// The library's copies of the harness's and the core's templates, declared extern.
+#include "properties/runner/instantiate/harness_instances.h"

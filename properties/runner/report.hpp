@@ -67,3 +67,6 @@ std::string formatCaseDot(const Case<T>& loaded, const std::set<std::size_t>& hi
 }
 
 }  // namespace tc::props
+
+// The library's copies of the harness's and the core's templates, declared extern.
+#include "properties/runner/instantiate/harness_instances.h"

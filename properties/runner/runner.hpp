@@ -235,3 +235,6 @@ PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subj
 }
 
 }  // namespace tc::props
+
+// The library's copies of the harness's and the core's templates, declared extern.
+#include "properties/runner/instantiate/harness_instances.h"

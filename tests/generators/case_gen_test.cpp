@@ -317,7 +317,8 @@ TYPED_TEST(CaseGen, SpreadInputsAreNonzeroAndRarelyAtAKink) {
   const std::size_t difference = *b.add(OpKind::sub, {0, 1});
   if constexpr (Carrier<T>::caps.ordered) b.add(OpKind::abs, {difference}).value();
   const Case<T> c{std::move(b).build(), std::nullopt, {}, difference, {}, {}};
-  const gen::CaseOptions clearOfKinks{.avoidKinks = true};
+  gen::CaseOptions clearOfKinks;
+  clearOfKinks.avoidKinks = true;
   std::size_t spreadClear = 0, pooledClear = 0;
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     const Case<T> spread = gen::withRandomValues(c, seed, gen::Domain::general, gen::Values::spread);

@@ -516,15 +516,21 @@ void kinkWitnesses(const props::kinks::Row<F>& row) {
   // Each choice is told apart from each other at some place, and each NaN convention from the other.
   for (std::size_t a = 0; a < choices.size(); ++a)
     for (std::size_t b = 0; b < choices.size(); ++b)
-      if (a != b) EXPECT_TRUE(toldApart.contains({a, b})) << choices[a] << " vs " << choices[b] << ": no place tells them apart";
+      if (a != b) {
+        EXPECT_TRUE(toldApart.contains({a, b})) << choices[a] << " vs " << choices[b] << ": no place tells them apart";
+      }
   // clamp has no NaN convention: a NaN lies within neither bound, and its term is 0 under both.
-  if (op != "clamp") EXPECT_EQ(nanToldApart.size(), 2u) << "no place tells the NaN conventions apart";
+  if (op != "clamp") {
+    EXPECT_EQ(nanToldApart.size(), 2u) << "no place tells the NaN conventions apart";
+  }
 }
 
 TEST(KinkWitnesses, EachConventionOfEachOpWithKinksFlippedFailsNamingTheNode) {
-  for (std::size_t i = 0; i < kOpCount; ++i)
-    if (ops::hasKinks(static_cast<OpKind>(i)))
+  for (std::size_t i = 0; i < kOpCount; ++i) {
+    if (ops::hasKinks(static_cast<OpKind>(i))) {
       EXPECT_NE(props::kinks::rowOf<double>(opName(static_cast<OpKind>(i))), nullptr) << opName(static_cast<OpKind>(i));
+    }
+  }
   for (const auto& row : props::kinks::kTable<double>) kinkWitnesses<double>(row);
   for (const auto& row : props::kinks::kTable<float>) kinkWitnesses<float>(row);
 }
