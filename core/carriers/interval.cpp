@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <unordered_map>
 
 #include "core/carriers/literal.h"
 #include "core/support/text.h"
@@ -149,7 +151,9 @@ std::string displayInterval(const Interval& x) {
   return fmt::format("[{}, {}]", mpfrText("%.17RDg", lowerOf(x)), mpfrText("%.17RUg", upperOf(x)));
 }
 
-Result<Interval> parseInterval(std::string_view text) {
+namespace {
+
+Result<Interval> parseIntervalText(std::string_view text) {
   if (!text.starts_with('[')) {
     auto value = finiteValue(text);
     if (!value) return std::unexpected(value.error());
@@ -169,6 +173,28 @@ Result<Interval> parseInterval(std::string_view text) {
   if (!hi) return std::unexpected(hi.error());
   if (*hi < *lo) return fail(fmt::format("{}: the lower endpoint exceeds the upper one", quote(text)));
   return encloseInRange(*lo, *hi, text);
+}
+
+//! What parseIntervalText made of each text lately, per thread. A text's reading depends on the text
+//! alone, and the shrinker and the file checks read the same values over and over (each candidate
+//! of a case holds nearly all of its values): the exact rationals and their enclosures were half of
+//! an interval run's time. At kParsedTextsKept texts it starts again, so its memory stays bounded.
+struct ParsedTexts {
+  static constexpr std::size_t kParsedTextsKept = 1 << 14;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_map<std::string, Result<Interval>, Hash, std::equal_to<>> readings;
+};
+
+}  // namespace
+
+Result<Interval> parseInterval(std::string_view text) {
+  static thread_local ParsedTexts parsed;
+  if (auto known = parsed.readings.find(text); known != parsed.readings.end()) return known->second;
+  if (parsed.readings.size() >= ParsedTexts::kParsedTextsKept) parsed.readings.clear();
+  return parsed.readings.emplace(std::string(text), parseIntervalText(text)).first->second;
 }
 
 }  // namespace tc

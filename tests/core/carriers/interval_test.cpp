@@ -99,6 +99,26 @@ TEST(IntervalCarrier, TranscendentalFunctionsEncloseTheirExactValues) {
   EXPECT_LT(relativeWidth(t), std::ldexp(1.0, -250));
 }
 
+// parseInterval keeps what it read lately (the shrinker reads the same values again and again): a
+// text read again, among tens of thousands of others and past the point where the memory starts
+// over, is the same interval or the same refusal as a text never read before.
+TEST(IntervalCarrier, ATextReadAgainGivesWhatItGaveTheFirstTime) {
+  auto text = [](int i) { return i % 3 == 0 ? fmt::format("[{}/7, {}]", i, i) : fmt::format("{}/{}", i, i % 11 + 1); };
+  auto expected = [](int i) {
+    return i % 3 == 0 ? enclose(Rational(i) / 7, Rational(i)) : enclose(Rational(i) / (i % 11 + 1), Rational(i) / (i % 11 + 1));
+  };
+  for (int round = 0; round < 2; ++round)
+    for (int i = 1; i <= 40'000; i += (round == 0 ? 1 : 7)) {
+      const Result<Interval> value = parseInterval(text(i));
+      ASSERT_TRUE(value) << text(i);
+      ASSERT_TRUE(*value == expected(i)) << text(i) << " read as " << formatInterval(*value) << " in round " << round;
+    }
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(parseInterval("[2, 1]").error().message, "'[2, 1]': the lower endpoint exceeds the upper one");
+    EXPECT_TRUE(parseInterval("[1, 2]").value() == enclose(Rational(1), Rational(2)));
+  }
+}
+
 TEST(IntervalCarrier, ZeroAndPositivityAreJudgedOnEveryPoint) {
   EXPECT_FALSE(certainlyNonzero(read("[-1, 1]")));
   EXPECT_FALSE(certainlyNonzero(read("[0, 1]")));
