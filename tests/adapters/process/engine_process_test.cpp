@@ -215,7 +215,7 @@ TEST(EngineProcess, ACrashWithOneLineOnStderrQuotesIt) {
 // A fault restarts the engine with the requests still pending, but not those nobody waits for any
 // more (forgotten: a row's planned cases after its failure), which could hang again.
 TEST(EngineProcess, ARestartDoesNotSendForgottenRequestsAgain) {
-  EngineProcess engine(shellEngine(kHangsOnHang), ProcessSettings{std::chrono::milliseconds(1000)});
+  EngineProcess engine(shellEngine(kHangsOnHang), ProcessSettings{std::chrono::milliseconds(1000), kMaxLine, nullptr});
   auto tickets = engine.send({R"({"a":1})", R"({"hang":1})", R"({"hang":2})", R"({"a":4})"});
   engine.forget(tickets[2]);
   EXPECT_TRUE(std::holds_alternative<Answer>(engine.receive(tickets[0])));
@@ -233,7 +233,7 @@ TEST(EngineProcess, AnEngineThatCancelsIsNotRestartedAfterAHang) {
   EngineProcess engine(shellEngine("case \"$line\" in *hang*) read -r cancel; echo \"$line\" | sed \"s/hang/cancelled/\"; continue;; "
                                    "esac; echo \"$line\"",
                                    ", \\\"cancel\\\": true"),
-                       ProcessSettings{std::chrono::milliseconds(1000)});
+                       ProcessSettings{std::chrono::milliseconds(1000), kMaxLine, nullptr});
   ASSERT_TRUE(engine.hello().cancels);
   // One request at a time: this engine reads the line after the one it hangs on as the cancel.
   std::vector<std::variant<Answer, Fault>> replies;

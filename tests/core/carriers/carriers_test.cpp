@@ -154,7 +154,9 @@ void expectFastPathAgrees(const std::string& text) {
   auto exact = literal ? Carrier<F>::fromLiteral(*literal) : Result<F>(fail(literal.error().message));
   auto read = parseValue<F>(text);
   ASSERT_EQ(static_cast<bool>(read), static_cast<bool>(exact)) << text;
-  if (read) EXPECT_TRUE(Carrier<F>::same(*read, *exact)) << text << ": " << *read << " vs " << *exact;
+  if (read) {
+    EXPECT_TRUE(Carrier<F>::same(*read, *exact)) << text << ": " << *read << " vs " << *exact;
+  }
 }
 
 TEST(Carriers, FastIeeeReadingAgreesWithTheExactPath) {
