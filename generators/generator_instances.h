@@ -22,10 +22,5 @@
   PREFIX template Case<T> gen::withRandomValues<T>(const Case<T>&, std::uint64_t, gen::Domain, gen::Values);
 
 namespace tc {
-TAPECHECK_GENERATOR_INSTANCES(extern, Rational)
-TAPECHECK_GENERATOR_INSTANCES(extern, RationalNoEq)
-TAPECHECK_GENERATOR_INSTANCES(extern, ModP)
-TAPECHECK_GENERATOR_INSTANCES(extern, double)
-TAPECHECK_GENERATOR_INSTANCES(extern, float)
-TAPECHECK_GENERATOR_INSTANCES(extern, Interval)
+TAPECHECK_FOR_EACH_CARRIER(TAPECHECK_GENERATOR_INSTANCES, extern)
 }  // namespace tc

@@ -1,9 +1,10 @@
 #pragma once
 //! The core's templates that core/instantiate/*.cpp compile once per carrier, each list written once:
 //! an instantiation file expands it with an empty PREFIX, and this header declares every expansion
-//! `extern` for all other code. Every core .hpp includes it at its end, so a file that includes a
-//! definition (a test, the harness, the command) calls the library's copy instead of compiling its
-//! own for each carrier it uses (those copies were most of the tests' build time).
+//! `extern` for all other code, so a file that includes a definition (a test, the harness, the
+//! command) calls the library's copy instead of compiling its own for each carrier it uses. The core's
+//! own .hpp files do not include it (that would be an arrow from core/ops up to core/instantiate): the
+//! tests' precompiled header and the generator's, engines' and runner's lists do.
 //! A template in a list must be declared by the headers below; one that a carrier does not
 //! instantiate must not be declared extern for it (the link would fail).
 #include "core/carriers/carrier.h"
@@ -103,21 +104,22 @@
       const Graph<Interval>&, std::span<const Tensor<Interval>>, const Data<Interval>&, std::size_t,                    \
       const Tensor<Interval>&, const Tensor<Interval>&, const ops::RoundingModel<Interval>&);
 
+//! Expands LIST(PREFIX, T) for every carrier the harness runs on (properties/runner/instantiate/*.cpp,
+//! and core/instantiate/{core,runtime}_*.cpp: one file per carrier).
+#define TAPECHECK_FOR_EACH_CARRIER(LIST, PREFIX) \
+  LIST(PREFIX, Rational)                         \
+  LIST(PREFIX, RationalNoEq)                     \
+  LIST(PREFIX, ModP)                             \
+  LIST(PREFIX, double)                           \
+  LIST(PREFIX, float)                            \
+  LIST(PREFIX, Interval)
+
 namespace tc {
-// The carriers of each list (core/instantiate/*.cpp, one file per line).
-TAPECHECK_CORE_INSTANCES(extern, Rational)
-TAPECHECK_CORE_INSTANCES(extern, RationalNoEq)
-TAPECHECK_CORE_INSTANCES(extern, ModP)
-TAPECHECK_CORE_INSTANCES(extern, double)
-TAPECHECK_CORE_INSTANCES(extern, float)
-TAPECHECK_CORE_INSTANCES(extern, Interval)
+TAPECHECK_FOR_EACH_CARRIER(TAPECHECK_CORE_INSTANCES, extern)
 TAPECHECK_INTERVAL_ERROR_INSTANCES(extern)
-TAPECHECK_RUNTIME_INSTANCES(extern, Rational)
-TAPECHECK_RUNTIME_INSTANCES(extern, RationalNoEq)
-TAPECHECK_RUNTIME_INSTANCES(extern, ModP)
-TAPECHECK_RUNTIME_INSTANCES(extern, double)
-TAPECHECK_RUNTIME_INSTANCES(extern, float)
-TAPECHECK_RUNTIME_INSTANCES(extern, Interval)
+TAPECHECK_FOR_EACH_CARRIER(TAPECHECK_RUNTIME_INSTANCES, extern)
+// Dual numbers only where the adjoint oracle differentiates forward (core/instantiate/forward_dual_*.cpp),
+// the exact domain's bounds only on IEEE carriers (core/instantiate/exactness_*.cpp).
 TAPECHECK_FORWARD_INSTANCES(extern, Dual<Rational>)
 TAPECHECK_FORWARD_INSTANCES(extern, Dual<ModP>)
 TAPECHECK_FORWARD_INSTANCES(extern, Dual<Interval>)

@@ -8,10 +8,5 @@
   PREFIX template const Engine<T>& builtinEngine<T>(std::string_view);
 
 namespace tc {
-TAPECHECK_ENGINE_INSTANCES(extern, Rational)
-TAPECHECK_ENGINE_INSTANCES(extern, RationalNoEq)
-TAPECHECK_ENGINE_INSTANCES(extern, ModP)
-TAPECHECK_ENGINE_INSTANCES(extern, double)
-TAPECHECK_ENGINE_INSTANCES(extern, float)
-TAPECHECK_ENGINE_INSTANCES(extern, Interval)
+TAPECHECK_FOR_EACH_CARRIER(TAPECHECK_ENGINE_INSTANCES, extern)
 }  // namespace tc

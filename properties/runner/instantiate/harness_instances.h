@@ -30,10 +30,5 @@
   PREFIX template std::string props::formatCaseDot<T>(const Case<T>&, const std::set<std::size_t>&, std::string);
 
 namespace tc {
-TAPECHECK_HARNESS_INSTANCES(extern, Rational)
-TAPECHECK_HARNESS_INSTANCES(extern, RationalNoEq)
-TAPECHECK_HARNESS_INSTANCES(extern, ModP)
-TAPECHECK_HARNESS_INSTANCES(extern, double)
-TAPECHECK_HARNESS_INSTANCES(extern, float)
-TAPECHECK_HARNESS_INSTANCES(extern, Interval)
+TAPECHECK_FOR_EACH_CARRIER(TAPECHECK_HARNESS_INSTANCES, extern)
 }  // namespace tc
