@@ -6,7 +6,7 @@
 # README's matmul failure) are not what it prints (scripts/readme-examples.sh; ctest checks the others).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-mutants -DCMAKE_BUILD_TYPE=Release -DTAPECHECK_MUTANTS=ON -DTAPECHECK_BUILD_TESTS=OFF >/dev/null
+bash scripts/configure.sh build-mutants -DCMAKE_BUILD_TYPE=Release -DTAPECHECK_MUTANTS=ON -DTAPECHECK_BUILD_TESTS=OFF
 cmake --build build-mutants -j "$(nproc)" --target tapecheck
 status=0
 # Once, in the text format: its kill matrix is also the block of docs/mutants.md, checked below from this file.

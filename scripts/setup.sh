@@ -2,7 +2,7 @@
 # Installs tapecheck's build dependencies from Debian's packages (bookworm). Idempotent: when
 # everything is present it changes nothing and needs no network.
 set -euo pipefail
-packages=(g++ cmake make librapidcheck-dev libgtest-dev libboost-dev libgmp-dev libmpfi-dev nlohmann-json3-dev
+packages=(g++ cmake make ninja-build librapidcheck-dev libgtest-dev libboost-dev libgmp-dev libmpfi-dev nlohmann-json3-dev
           libcli11-dev libfmt-dev libbenchmark-dev libtcmalloc-minimal4)
 # --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), check
 # PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
