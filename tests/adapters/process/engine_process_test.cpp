@@ -1,13 +1,17 @@
 // The engine protocol's moving parts, below the command line: the JSON pull reader, answers read
-// into tensors, and an engine process exchanged with in order, through crashes and restarts.
+// into tensors, an engine process exchanged with in order, through crashes and restarts, and a
+// planned compile known again only for the very values it was planned with.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "adapters/process/engine_process.h"
 #include "adapters/process/json_reader.h"
+#include "adapters/process/process_engine.h"
 #include "adapters/process/protocol.hpp"
+#include "core/io/case_file.h"
 #include "core/graph/builder.h"
 #include "properties/engines/guarded_engine.h"
 
@@ -320,6 +324,36 @@ TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
   EXPECT_TRUE(std::holds_alternative<Answer>(replies[4]));  // answers that come are still taken
   EXPECT_EQ(quick.timeouts(), 2u);
   EXPECT_EQ(quick.fullTimeouts(), awaited < std::chrono::milliseconds(3000) ? 1u : 2u);
+}
+
+// A compile the runner planned is known again by the objects it was recorded with, their values
+// compared bit for bit (Carrier::same): values changed in place between the plan and the call make
+// another case, and a -0 where a +0 was is one (neg(+0) = -0, neg(-0) = +0). Compared with `==`,
+// the call would take the planned answer for +0. tapecheck's own engine answers (`tapecheck serve`).
+TEST(ProcessEngine, APlannedCompileIsTakenOnlyForInputsIdenticalToTheBit) {
+  EngineProcess process(std::string(TAPECHECK_BINARY) + " serve");
+  ProcessEngine<double> engine(process);
+  Case<double> c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]],
+      "nodes": [{"op": "neg", "args": [0]}]})").value();
+  Pack<double>& inputs = *c.inputs;
+  PlannedCompile<double> planned{c.graph, inputs, c.data, {}, {}};
+  planned.called = {&c.graph, &inputs, &c.data};
+  engine.plan({planned});
+  inputs[0].values[0] = -0.0;
+  auto execution = engine.compile(c.graph, inputs, c.data);
+  ASSERT_TRUE(execution) << execution.error().message;
+  const double out = (*execution)->context()[1].values[0];
+  EXPECT_EQ(out, 0.0);
+  EXPECT_FALSE(std::signbit(out)) << "neg(-0) came back -0: the answer planned for +0 was taken";
+  // Values unchanged since their plan: the planned answer, right for them.
+  Case<double> same = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]],
+      "nodes": [{"op": "neg", "args": [0]}]})").value();
+  PlannedCompile<double> again{same.graph, *same.inputs, same.data, {}, {}};
+  again.called = {&same.graph, &*same.inputs, &same.data};
+  engine.plan({again});
+  auto planned_execution = engine.compile(same.graph, *same.inputs, same.data);
+  ASSERT_TRUE(planned_execution) << planned_execution.error().message;
+  EXPECT_TRUE(std::signbit((*planned_execution)->context()[1].values[0])) << "neg(+0) is -0";
 }
 
 }  // namespace
