@@ -3,7 +3,7 @@
 # build.sh, mutants.sh and sanitize.sh. Ninja rather than Make because Make compiles none of a
 # target's sources until every library it links is built, so on 2 cores one core waits through the
 # long instantiation units; Ninja compiles them beside each other (bench/RESULTS.md, "Ninja and Make":
-# the sanitized build 598 s -> 417 s). A folder configured earlier with another generator is
+# the sanitized build about 600 s -> 417 s). A folder configured earlier with another generator is
 # configured again from the start (its cache and CMakeFiles/ removed): CMake refuses to switch.
 set -euo pipefail
 dir="$1"

@@ -11,8 +11,8 @@
 #include "adapters/process/json_reader.h"
 #include "adapters/process/process_engine.h"
 #include "adapters/process/protocol.hpp"
-#include "core/io/case_file.h"
 #include "core/graph/builder.h"
+#include "core/io/case_file.h"
 #include "properties/engines/guarded_engine.h"
 
 namespace tc::process {
@@ -326,6 +326,22 @@ TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
   EXPECT_EQ(quick.fullTimeouts(), awaited < std::chrono::milliseconds(3000) ? 1u : 2u);
 }
 
+// neg of one input holding +0, and its compile planned with the case's own objects.
+struct PlannedNegOfZero {
+  Case<double> c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]],
+      "nodes": [{"op": "neg", "args": [0]}]})").value();
+  void planOn(const ProcessEngine<double>& engine) const {
+    PlannedCompile<double> planned{c.graph, *c.inputs, c.data, {}, {}};
+    planned.called = {&c.graph, &*c.inputs, &c.data};
+    engine.plan({planned});
+  }
+  double negated(const ProcessEngine<double>& engine) const {
+    auto execution = engine.compile(c.graph, *c.inputs, c.data);
+    EXPECT_TRUE(execution) << execution.error().message;
+    return execution ? (*execution)->context()[1].values[0] : std::nan("");
+  }
+};
+
 // A compile the runner planned is known again by the objects it was recorded with, their values
 // compared bit for bit (Carrier::same): values changed in place between the plan and the call make
 // another case, and a -0 where a +0 was is one (neg(+0) = -0, neg(-0) = +0). Compared with `==`,
@@ -333,27 +349,16 @@ TEST(EngineProcess, AfterAHangAnswersAreAwaitedAShortTimeout) {
 TEST(ProcessEngine, APlannedCompileIsTakenOnlyForInputsIdenticalToTheBit) {
   EngineProcess process(std::string(TAPECHECK_BINARY) + " serve");
   ProcessEngine<double> engine(process);
-  Case<double> c = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]],
-      "nodes": [{"op": "neg", "args": [0]}]})").value();
-  Pack<double>& inputs = *c.inputs;
-  PlannedCompile<double> planned{c.graph, inputs, c.data, {}, {}};
-  planned.called = {&c.graph, &inputs, &c.data};
-  engine.plan({planned});
-  inputs[0].values[0] = -0.0;
-  auto execution = engine.compile(c.graph, inputs, c.data);
-  ASSERT_TRUE(execution) << execution.error().message;
-  const double out = (*execution)->context()[1].values[0];
+  PlannedNegOfZero changed;
+  changed.planOn(engine);
+  (*changed.c.inputs)[0].values[0] = -0.0;
+  const double out = changed.negated(engine);
   EXPECT_EQ(out, 0.0);
   EXPECT_FALSE(std::signbit(out)) << "neg(-0) came back -0: the answer planned for +0 was taken";
   // Values unchanged since their plan: the planned answer, right for them.
-  Case<double> same = parseCase<double>(R"({"tapecheck": 1, "inputs": [{"shape": [1]}], "values": [["0"]],
-      "nodes": [{"op": "neg", "args": [0]}]})").value();
-  PlannedCompile<double> again{same.graph, *same.inputs, same.data, {}, {}};
-  again.called = {&same.graph, &*same.inputs, &same.data};
-  engine.plan({again});
-  auto planned_execution = engine.compile(same.graph, *same.inputs, same.data);
-  ASSERT_TRUE(planned_execution) << planned_execution.error().message;
-  EXPECT_TRUE(std::signbit((*planned_execution)->context()[1].values[0])) << "neg(+0) is -0";
+  PlannedNegOfZero unchanged;
+  unchanged.planOn(engine);
+  EXPECT_TRUE(std::signbit(unchanged.negated(engine))) << "neg(+0) is -0";
 }
 
 }  // namespace
