@@ -57,13 +57,19 @@ std::vector<const props::NamedProperty<T>*> chosenProperties(const std::string& 
   return chosen;
 }
 
-// In the engine verdict on an IEEE carrier, drops the properties judged on the exact domain when
-// `graph` has an op outside it (every case of the graph is, so they would compare nothing) and,
-// when `say`, prints which and why: the graph is then judged on every value only.
+// How check and replay name what they judge: the engine verdict, or a domain.
+std::string judgingName(const Judging& judging) {
+  return judging.verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging.domain));
+}
+
+// Where domains mix (in check and replay, the engine verdict), on an IEEE carrier, drops the
+// properties judged on the exact domain when `graph` has an op outside it (every case of the graph
+// is, so they would compare nothing) and, when `say`, prints which and why: the graph is then judged
+// on every value only.
 template <class T>
 void dropExactRowsOutside(std::vector<const props::NamedProperty<T>*>& chosen, const Judging& judging,
                           const Graph<T>& graph, bool say) {
-  if (!judging.verdict || !std::is_floating_point_v<T>) return;
+  if (!judging.mixesDomains() || !std::is_floating_point_v<T>) return;
   auto ops = spec::checkOpsInExactDomain(graph);
   if (ops) return;
   std::vector<std::string_view> dropped;
@@ -192,7 +198,7 @@ int replayOn(const CaseInput& input, const std::string& property, const EngineSo
   const auto chosen = replayedProperties<T>(property, source, judging, loaded->graph);
   if (chosen.empty()) return report(kUsage, fmt::format("replay: {} does not apply to carrier {}", property, Carrier<T>::name));
   fmt::print("replay {} on {} with engine {}, {}, policy {}\n", input.path, Carrier<T>::name, source.description(),
-             judging.verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging.domain)),
+             judgingName(judging),
              props::policyName(judging.policy));
   if (property == "all") {
     auto applying = chosenProperties<T>(property, source.external(), judging.listedDomain(), &loaded->graph);
@@ -247,7 +253,7 @@ void checkOn(const CaseInput& input, const Case<T>& loaded, const CheckOptions& 
                props::runPropertyOn(p, subject, options.cases + (ownValues ? 1 : 0), source, nullptr, options.survey),
                {}, {}, {}, {}};
     row.domain = std::string(gen::domainName(domain));
-    row.domainShown = judging.verdict;
+    row.domainShown = judging.mixesDomains();
     const JudgedBy judged{judging, row.domain, options.profileFile};
     if (options.survey)
       saveSurveyKinds<T>(row, engines, seed, options.saveDir, judged);
@@ -445,7 +451,7 @@ int checkGraph(const CheckOptions& options, const Program& program) {
     fmt::print("{} check {}: the file's values (if any) and {} random draws per property, seed {}, engine {}, "
              "{}, policy {}{}\n",
              program.name, options.file, options.cases, seed, (*source)->description(),
-             judging->verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging->domain)),
+             judgingName(*judging),
              props::policyName(judging->policy), options.survey ? ", survey" : "");
   std::vector<std::string> carriers;
   for (const std::string& carrier : kCarrierNames) {

@@ -49,15 +49,26 @@ struct Judging {
   //! props::verdictDomainOf gives it, not in `domain`. Set for an engine not tapecheck's own when no
   //! --domain is given.
   bool verdict = false;
+  //! The default domain with the exact domain's own rows too: every property on every value, and
+  //! on IEEE carriers those that compare only exact cases (props::onlyInExactDomain: forward_oracle
+  //! and exact_reference) on the exact domain. Set by `run` for tapecheck's own engines when no
+  //! --domain is given, so that the default run compares IEEE forward values with the naive
+  //! definitions and the exact rationals, signs of zero included, which no property on every value
+  //! can. Not by `check` and `replay`: a given graph's draws may never be exact (a mean over 3), and
+  //! a row that compares nothing fails there.
+  bool exactRowsToo = false;
 
+  //! Whether rows of one command come from different domains (each row's is then shown).
+  bool mixesDomains() const { return verdict || exactRowsToo; }
   //! The domain `property`'s cases come from on carrier T.
   template <class T>
   gen::Domain domainOf(std::string_view property) const {
-    return verdict ? props::verdictDomainOf<T>(property) : domain;
+    if (verdict) return props::verdictDomainOf<T>(property);
+    return exactRowsToo && props::onlyInExactDomain<T>(property) ? gen::Domain::exact : domain;
   }
-  //! The domain whose properties are listed (props::propertiesFor): the engine verdict lists the
-  //! exact domain's, which hold every property.
-  gen::Domain listedDomain() const { return verdict ? gen::Domain::exact : domain; }
+  //! The domain whose properties are listed (props::propertiesFor): a command that mixes domains
+  //! lists the exact domain's, which hold every property.
+  gen::Domain listedDomain() const { return mixesDomains() ? gen::Domain::exact : domain; }
 };
 
 //! The --policy and --domain names and the --profile file read; errors name the option and why (a

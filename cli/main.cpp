@@ -62,7 +62,8 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
   command->add_option("--domain", domain,
                       "default: every value; exact: IEEE cases proven exact in every evaluation order, plus "
                       "the exact_reference property (default: for an engine not tapecheck's own, the engine verdict, "
-                      "each property in its own domain; else default)")
+                      "each property in its own domain; else default, with exact_reference and forward_oracle on "
+                      "double and float on the exact domain)")
       ->check(CLI::IsMember({"default", "exact"}));
 }
 

@@ -157,18 +157,23 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
     for (const auto& [tag, count] : c.tally.counts())
       if (!listed(tag)) categories.push_back(tag);
   }
-  std::string out = fmt::format("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<24}",
-                                gen::kMinCasesForFloors, "category");
-  for (const auto& c : coverage) out += fmt::format(" {:>13}", c.carrier);
+  // Columns as wide as their longest entry, so that every row lines up.
+  std::size_t nameWidth = 24, columnWidth = 13;
+  for (const std::string& tag : categories) nameWidth = std::max(nameWidth, tag.size());
+  for (const auto& c : coverage) columnWidth = std::max(columnWidth, c.carrier.size());
+  std::string out = fmt::format("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<{}}",
+                                gen::kMinCasesForFloors, "category", nameWidth);
+  for (const auto& c : coverage) out += fmt::format(" {:>{}}", c.carrier, columnWidth);
   out += fmt::format(" {:>7}\n", "floor");
   for (const std::string& tag : categories) {
-    out += fmt::format("{:<24}", tag);
+    out += fmt::format("{:<{}}", tag, nameWidth);
     for (const auto& c : coverage) {
       auto own = std::ranges::find_if(c.floors, [&](const auto& f) { return f.tag == tag; });
       const bool applies = own != c.floors.end();
       double share = 100.0 * c.tally.count(tag) / c.tally.cases();
       bool below = applies && c.tally.cases() >= gen::kMinCasesForFloors && share < 100 * own->minShare;
-      out += fmt::format(" {:>13}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-");
+      out += fmt::format(" {:>{}}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-",
+                         columnWidth);
     }
     out += fmt::format(" {:>7}\n", floorOf.count(tag) ? fmt::format("{:g}%", 100 * floorOf[tag]) : "");
   }
@@ -182,6 +187,8 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
 // What the header says the engine verdict judges (docs/semantics.md §3.9).
 constexpr std::string_view kVerdictHeading =
     "the engine verdict (rows marked (exact) on the exact domain, the others on every value)";
+// What the header says the default run of tapecheck's own engines judges (Judging::exactRowsToo).
+constexpr std::string_view kExactRowsTooHeading = "domain default (rows marked (exact) on the exact domain)";
 
 // How often a run with --time-budget says how far it is, in seconds.
 constexpr double kRoundLineSeconds = 30;
@@ -202,7 +209,7 @@ void runRounds(const RunSession& session, const RunOptions& options, const Progr
                std::size_t mine, RunReport& result) {
   const std::vector<PlannedRow>& planned = session.rows();
   const Judging& judging = session.judging();
-  const bool verdict = judging.verdict;
+  const bool mixed = judging.mixesDomains();
   std::vector<std::optional<std::size_t>> reported(planned.size());  // where each row is in result.rows
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -215,8 +222,8 @@ void runRounds(const RunSession& session, const RunOptions& options, const Progr
     for (std::size_t r = 0; r < planned.size() && !spent; ++r) {
       if (!shard.runs(r) || (reported[r] && result.rows[*reported[r]].run.failure)) continue;
       const PlannedRow& row = planned[r];
-      // Coverage per carrier, and in the engine verdict per domain too (the exact domain's floors differ).
-      const std::string label = verdict && row.domain == gen::Domain::exact ? row.carrier + " (exact)" : row.carrier;
+      // Coverage per carrier, and where the run mixes domains per domain too (the exact domain's floors differ).
+      const std::string label = mixed && row.domain == gen::Domain::exact ? row.carrier + " (exact)" : row.carrier;
       auto coverage = std::ranges::find(result.coverage, label, &CarrierCoverage::carrier);
       if (coverage == result.coverage.end()) {
         withCarrier(row.carrier, [&]<class T>() {
@@ -240,7 +247,7 @@ void runRounds(const RunSession& session, const RunOptions& options, const Progr
       } else {
         reported[r] = result.rows.size();
         result.rows.push_back(std::move(outcome.row));
-        result.rows.back().domainShown = verdict;
+        result.rows.back().domainShown = mixed;
       }
       progress.step(row.property + " " + row.carrier);
       spent = options.timeBudget > 0 && elapsed() >= options.timeBudget;
@@ -283,6 +290,7 @@ Result<std::unique_ptr<RunSession>> RunSession::open(const RunOptions& options, 
   // The engine verdict: an engine not tapecheck's own, judged where it can be (no --domain; a survey
   // tallies conventions on the default domain).
   judging->verdict = options.domain.empty() && (*source)->external() && !options.survey;
+  judging->exactRowsToo = options.domain.empty() && !(*source)->external() && !options.survey;
   std::unique_ptr<RunSession> session(new RunSession(options, std::move(*source), std::move(*judging)));
   if (session->rows_.empty())
     return fail(fmt::format("property {} does not apply to carrier {}{}", options.property, options.carrier,
@@ -337,7 +345,9 @@ int runProperties(const RunOptions& options, const Program& program) {
     fmt::print("{} run: {} cases per property, seed {}, engine {}{}, {}, policy {}{}, max size {}{}{}\n",
                program.name, options.cases, result.seed, source->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name),
-               verdict ? std::string(kVerdictHeading) : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
+               verdict                 ? std::string(kVerdictHeading)
+               : judging->exactRowsToo ? std::string(kExactRowsTooHeading)
+                                       : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
                options.maxSize,
                options.timeBudget > 0
                    ? fmt::format(", time budget {:g} s (rounds with seeds {}, {}, ...)", options.timeBudget, result.seed,

@@ -260,6 +260,24 @@ void kernelPathTags(const Case<T>& c, const std::optional<Context<T>>& context, 
   }
 }
 
+// Whether an argument of a node whose op has kinks holds −0 in `context`: the sign each op gives
+// there (relu(−0) = +0, max(−0, +0) = −0, abs clears it) is what forward_oracle compares on the exact
+// domain and kink_conventions on every value.
+template <class T>
+bool feedsNegativeZeroToKinkedOp(const Graph<T>& graph, const Context<T>& context) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    return false;
+  } else {
+    for (std::size_t p = graph.inputs.size(); p < graph.positionCount(); ++p) {
+      const Node<T>& node = graph.nodeAt(p);
+      if (!ops::hasKinks(node.op)) continue;
+      for (std::size_t arg : node.args)
+        if (std::ranges::any_of(context[arg].values, [](T v) { return v == 0 && std::signbit(v); })) return true;
+    }
+    return false;
+  }
+}
+
 }  // namespace detail
 
 template <class T>
@@ -273,6 +291,7 @@ std::vector<std::string> coverageTags(const Case<T>& c) {
       if (atKink(c.graph, *context, c.data, p)) tags.insert("kink " + std::string(opName(c.graph.nodeAt(p).op)));
     detail::stressTags(c.graph, *context, tags);
     if (detail::settlesNegativeZeroSeed(c, *context)) tags.insert("-0 seed under pending +0");
+    if (detail::feedsNegativeZeroToKinkedOp(c.graph, *context)) tags.insert("-0 into relu, abs, clamp, max or min");
   } else {
     tags.insert("domain failure");
   }
@@ -353,6 +372,10 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options) {
   detail::kernelPathFloors<T>(options, floors);
   if (!Carrier<T>::caps.exact && !exactDomain) {
     floors.push_back({"IEEE special value", 0.15});
+    // The sign each kinked op gives a −0 (relu(−0) = +0, max(−0, +0) = −0); none on the exact domain,
+    // where only forward_oracle's cases draw −0 (CaseOptions::signedZeros).
+    const bool kinked = std::ranges::any_of(ops::opsSupportedBy<T>(), [&](OpKind kind) { return allowed(kind) && ops::hasKinks(kind); });
+    if (kinked && !options.avoidKinks) floors.push_back({"-0 into relu, abs, clamp, max or min", 0.015});
     // Signed zeros where the dense order settles or keeps them, and specials through every family
     // of ops the cases may hold: about half of what the generator reaches, less for the rare ones.
     floors.push_back({"+0 seed at output", 0.15});

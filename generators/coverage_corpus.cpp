@@ -225,6 +225,24 @@ std::vector<TaggedExample> pendingZeroExamples() {
   };
 }
 
+// −0 into each op with kinks, as an input and as a node's value; +0 there, and −0 into an op
+// without kinks, are near misses.
+std::vector<TaggedExample> negativeZeroAtKinkExamples() {
+  const std::string category = "-0 into relu, abs, clamp, max or min";
+  std::vector<TaggedExample> out;
+  for (const std::string node : {R"({"op": "relu", "args": [0]})", R"({"op": "abs", "args": [0]})",
+                                 R"({"op": "clamp", "args": [0], "attrs": {"lo": "-1", "hi": "1"}})",
+                                 R"({"op": "max", "args": [0, 0]})", R"({"op": "min", "args": [0, 0]})"}) {
+    out.push_back({"double", caseOf(R"("1", "-0")", node), {category}, {}});
+    out.push_back({"float", caseOf(R"("-0")", node), {category}, {}});
+    out.push_back({"double", caseOf(R"("1", "0")", node), {}, {category}});
+  }
+  // neg(+0) = −0 into relu: a node's value counts too; −0 into neg or exp does not.
+  out.push_back({"double", caseOf(R"("0")", R"({"op": "neg", "args": [0]}, {"op": "relu", "args": [1]})"), {category}, {}});
+  out.push_back({"double", caseOf(R"("-0")", R"({"op": "neg", "args": [0]}, {"op": "exp", "args": [0]})"), {}, {category}});
+  return out;
+}
+
 // Every declared stress value of every op, at the value and an ulp either side of it, on double
 // and float; and at the value in an op that does not declare it.
 template <class T>
@@ -327,7 +345,8 @@ const std::vector<TaggedExample>& coverageCorpus() {
   static const std::vector<TaggedExample> corpus = [] {
     std::vector<TaggedExample> all;
     for (auto part : {opExamples(), structureExamples(), kinkExamples(), specialValueExamples(), specialIntoFamilyExamples(),
-                      seedExamples(), pendingZeroExamples(), cancellationExamples(), kernelExamples()})
+                      seedExamples(), pendingZeroExamples(), cancellationExamples(), kernelExamples(),
+                      negativeZeroAtKinkExamples()})
       all.insert(all.end(), part.begin(), part.end());
     addStressValueExamples<double>("double", all);
     addStressValueExamples<float>("float", all);

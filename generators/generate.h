@@ -39,11 +39,16 @@ enum class Values { pooled, spread, powersOfTwo, units };
 //! What generated cases may contain. `ops`, when given, restricts the ops drawn to those listed
 //! (OpKind::opaque: the registered opaque programs): an engine's profile passes the ops it
 //! supports. `avoidKinks` draws again a case whose values sit at a kink of some node (for an
-//! engine whose profile does not declare its kink conventions).
+//! engine whose profile does not declare its kink conventions). `signedZeros` puts −0 as well as +0
+//! at the kinks at zero in the exact domain too, which otherwise draws +0 only (a −0 summand makes the
+//! sign of a fold's zero depend on whether the engine starts from +0, §1.12): for a property that
+//! compares each node on the engine's own arguments and leaves the folds' signs of zero alone
+//! (forward_oracle), where relu(−0) = +0 and max/min of zeros are then compared.
 struct CaseOptions {
   std::optional<std::vector<OpKind>> ops;
   Domain domain = Domain::general;
   bool avoidKinks = false;
+  bool signedZeros = false;
 };
 
 //! Whether a loaded case meets what `options` demand beyond its ops: proven exact in every

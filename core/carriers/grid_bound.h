@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/carriers/carrier.h"
+#include "core/support/mutants.h"
 
 namespace tc {
 
@@ -220,7 +221,7 @@ struct GridBound {
     GridBound r;
     r.value = value;
     r.grid = std::min(a.grid, b.grid);
-    r.bound = grid_detail::sumUp(a.bound, b.bound);
+    r.bound = TC_MUTANT(exact_sum_bound_takes_max) ? std::max(a.bound, b.bound) : grid_detail::sumUp(a.bound, b.bound);
     r.lowGrid = std::min(a.lowGrid, b.lowGrid);
     r.highBound = std::max({a.highBound, b.highBound, r.bound});
     r.problem = a.problem ? a.problem : b.problem;

@@ -375,7 +375,7 @@ struct Relu : UnaryBase {
     // `x > 0 ? x : 0` alone is a maximum instruction on IEEE values, not a branch that random
     // signs mispredict; the NaN test after it is rarely taken.
     return map(c.arg(0), [&](const T& x) {
-      const T positivePart = x > zero<T>() ? x : zero<T>();
+      const T positivePart = (TC_MUTANT(relu_keeps_negative_zero) ? x >= zero<T>() : x > zero<T>()) ? x : zero<T>();
       return nanPropagates && isNan(x) ? x : positivePart;
     });
   }

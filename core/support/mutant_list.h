@@ -138,5 +138,9 @@
   X(repeated_argument_any_pair, "coverage tags", "generators/coverage.hpp coverageTags", \
     "'repeated argument' is counted for any node of two arguments: its floor passes on cases without one") \
   X(profile_zero_sign_ignored, "profile files", "properties/engines/profile_json.cpp profileFromJson", \
-    "\"zero_sign\": \"unspecified\" is read as the specification's: an engine that keeps -0 is judged by bits")
+    "\"zero_sign\": \"unspecified\" is read as the specification's: an engine that keeps -0 is judged by bits") \
+  X(relu_keeps_negative_zero, "forward signs of zero", "core/ops/elementwise.hpp Relu::forward", \
+    "relu(-0) gives -0 (x >= 0 ? x : 0), in every layer alike: only the naive forward states the sign") \
+  X(exact_sum_bound_takes_max, "exact domain", "core/carriers/grid_bound.h GridBound::sum", \
+    "a sum's bound is its larger summand's, not their sum: the exact domain takes in cases whose sums round")
 // clang-format on

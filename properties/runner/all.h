@@ -28,7 +28,8 @@ enum class Scope { engine, runtime };
 //! either for people. `comparesOffKinks` marks a property that skips a case with a value at a kink
 //! (adjoint_identity): a check draws every other one of its cases with spread inputs
 //! (gen::withRandomValues), which a large tensor's draws from the small pools would nearly always put
-//! at one.
+//! at one. `drawsSignedZeros` marks a property whose exact-domain cases may hold −0
+//! (gen::CaseOptions::signedZeros).
 template <class T>
 struct NamedProperty {
   std::string_view name;
@@ -38,6 +39,7 @@ struct NamedProperty {
   std::string_view needsWhat{};  //!< for people: "a relu, abs, clamp, max or min node"
   bool (*comparesOn)(const Graph<T>&) = nullptr;
   bool comparesOffKinks = false;
+  bool drawsSignedZeros = false;
 };
 
 //! Whether `property` can compare something on `graph`: its ops, and what else the property needs.
@@ -75,6 +77,11 @@ gen::Domain verdictDomainOf(std::string_view property) {
   return std::ranges::find(kJudgedOnEveryValue, property) != std::end(kJudgedOnEveryValue) ? gen::Domain::general
                                                                                             : gen::Domain::exact;
 }
+
+//! Whether `property` compares on carrier T only cases of the exact domain (propertiesFor lists it
+//! there and not on every value): exact_reference and forward_oracle on IEEE carriers.
+template <class T>
+bool onlyInExactDomain(std::string_view property);
 
 //! The property of that name for carrier T in any domain, or nullptr.
 template <class T>

@@ -105,9 +105,11 @@ std::vector<NamedProperty<T>> propertiesFor(gen::Domain domain) {
   if constexpr (std::is_floating_point_v<T>)
     if (domain == gen::Domain::exact) all.push_back({"exact_reference", Scope::engine, &exact_reference<T>});
   // On IEEE carriers the naive definitions are compared on the exact domain only, as exact_reference.
-  if (!std::is_floating_point_v<T> || domain == gen::Domain::exact)
+  if (!std::is_floating_point_v<T> || domain == gen::Domain::exact) {
     all.push_back({"forward_oracle", Scope::engine, &forward_oracle<T>, detail::compactOps(),
                    "a node that is not an opaque program"});
+    all.back().drawsSignedZeros = true;  // compares each node on the engine's arguments, folds' zero signs left alone
+  }
   return all;
 }
 
@@ -116,6 +118,12 @@ bool appliesToGraph(const NamedProperty<T>& property, const Graph<T>& graph) {
   std::vector<OpKind> ops;
   for (const Node<T>& node : graph.nodes) ops.push_back(node.op);
   return appliesToOps(property, ops) && (!property.comparesOn || property.comparesOn(graph));
+}
+
+template <class T>
+bool onlyInExactDomain(std::string_view property) {
+  static const std::vector<NamedProperty<T>> general = propertiesFor<T>(gen::Domain::general);
+  return findProperty<T>(property) && std::ranges::find(general, property, &NamedProperty<T>::name) == general.end();
 }
 
 template <class T>

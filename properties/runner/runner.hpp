@@ -225,7 +225,8 @@ template <class T>
 PropertyRun runProperty(const NamedProperty<T>& property, const Subject<T>& subject, const RunSettings& settings,
                         gen::CoverageTally* coverage) {
   const int maxSize = std::clamp(settings.maxSize, 0, 100);
-  const gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
+  gen::CaseOptions options = caseOptionsFor<T>(*subject.profile, settings.domain);
+  options.signedZeros = property.drawsSignedZeros;
   return runPropertyOn(property, subject, settings.cases, [&](std::size_t i) {
     int size = static_cast<int>(i * static_cast<std::size_t>(maxSize) / std::max<std::size_t>(settings.cases, 1));
     gen::GeneratedCase<T> generated =

@@ -92,16 +92,46 @@ TEST(RunCommand, TheExactDomainAddsExactReferenceAndPasses) {
   EXPECT_NE(run.out.find("domain exact, policy bits"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("exact_reference"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("forward_oracle"), std::string::npos) << run.out;
-  EXPECT_EQ(run.out.find("IEEE special value"), std::string::npos) << "no specials in the exact domain\n" << run.out;
+  // No NaN or infinity in the exact domain (forward_oracle's cases hold −0, an IEEE special value too).
+  for (const char* special : {"NaN into", "inf into"})
+    EXPECT_EQ(run.out.find(special), std::string::npos) << special << "\n" << run.out;
   std::ifstream in(json);
   nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_EQ(report["domain"], "exact");
   EXPECT_EQ(report["results"].size(), 18u);  // the theorems, the oracles (shrinker, profile_file too), exact_reference and forward_oracle
   EXPECT_EQ(runTapecheck("run --domain fuzzy").status, 2);
-  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("exact_reference"), std::string::npos)
+  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double --domain default").out.find("exact_reference"), std::string::npos)
       << "exact_reference belongs to the exact domain";
-  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double").out.find("forward_oracle"), std::string::npos)
+  EXPECT_EQ(runTapecheck("run --cases 5 --carrier double --domain default").out.find("forward_oracle"), std::string::npos)
       << "on IEEE carriers forward_oracle belongs to the exact domain";
+}
+
+// Without --domain, tapecheck's own engine is judged on every value and, on IEEE carriers, by the
+// exact domain's own rows too (Judging::exactRowsToo): the naive forward and the exact rationals.
+TEST(RunCommand, TheDefaultRunAddsTheExactDomainsOwnRowsOnIeeeCarriers) {
+  std::string json = ::testing::TempDir() + "default-exact-rows.json";
+  CommandRun run = runTapecheck("run --cases 20 --seed 5 --carrier double --json " + json);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("domain default (rows marked (exact) on the exact domain)"), std::string::npos) << run.out;
+  for (const char* row : {"exact_reference                            double (exact)",
+                          "forward_oracle                             double (exact)",
+                          "compileChecked_context                     double            ",
+                          "accuracy                                   double            "})
+    EXPECT_NE(run.out.find(row), std::string::npos) << row << "\n" << run.out;
+  std::ifstream in(json);
+  nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["domain"], "default");
+  std::size_t exactRows = 0;
+  for (const auto& row : report["results"]) {
+    const bool exact = row["domain"] == "exact";
+    exactRows += exact;
+    EXPECT_EQ(exact, row["property"] == "exact_reference" || row["property"] == "forward_oracle") << row.dump();
+  }
+  EXPECT_EQ(exactRows, 2u);
+  // The exact carriers have no such rows.
+  CommandRun rational = runTapecheck("run --cases 5 --seed 5 --carrier rational");
+  ASSERT_EQ(rational.status, 0) << rational.out << rational.err;
+  EXPECT_EQ(rational.out.find("rational (exact)"), std::string::npos) << rational.out;
 }
 
 // A profile restricts the ops drawn and declares conventions; the built-in engine does not prune

@@ -333,6 +333,35 @@ TYPED_TEST(CaseGen, SpreadInputsAreNonzeroAndRarelyAtAKink) {
   }
 }
 
+// The exact domain draws +0 only, unless signedZeros asks for −0 too (forward_oracle's cases): then
+// −0 reaches relu, abs, clamp, max or min in some cases, and every case is still proven exact.
+TEST(CaseGenSignedZeros, OnlyTheCasesThatAskForThemHoldMinusZeroInTheExactDomain) {
+  auto negativeZeros = [](const Case<double>& c) {
+    std::size_t n = 0;
+    for (const Tensor<double>& input : *c.inputs)
+      n += std::ranges::count_if(input.values, [](double v) { return v == 0 && std::signbit(v); });
+    return n;
+  };
+  gen::CaseOptions exact{std::nullopt, gen::Domain::exact};
+  gen::CaseOptions signedZeros = exact;
+  signedZeros.signedZeros = true;
+  std::size_t withMinusZero = 0, intoKinkedOp = 0;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    const int size = static_cast<int>(seed % 100);
+    auto plain = parseCase<double>(gen::randomCase<double>(seed, size, exact).dump());
+    ASSERT_TRUE(plain) << seed;
+    EXPECT_EQ(negativeZeros(*plain), 0u) << seed;
+    auto asked = parseCase<double>(gen::randomCase<double>(seed, size, signedZeros).dump());
+    ASSERT_TRUE(asked) << seed;
+    EXPECT_TRUE(gen::meetsOptions(*asked, signedZeros)) << seed;
+    withMinusZero += negativeZeros(*asked) > 0;
+    const auto tags = gen::coverageTags(*asked);
+    intoKinkedOp += std::ranges::find(tags, "-0 into relu, abs, clamp, max or min") != tags.end();
+  }
+  EXPECT_GE(withMinusZero, 30u);  // 63 at this writing
+  EXPECT_GE(intoKinkedOp, 6u);    // 16
+}
+
 // The floors `tapecheck run` enforces hold on 1000 cases grown like a run's (sizes 0 to 100).
 TYPED_TEST(CaseGen, CoverageFloorsHold) {
   using T = TypeParam;

@@ -13,6 +13,7 @@
 #define TAPECHECK_HARNESS_INSTANCES(PREFIX, T)                                                                              \
   PREFIX template std::vector<props::NamedProperty<T>> props::propertiesFor<T>(gen::Domain);                                \
   PREFIX template const props::NamedProperty<T>* props::findProperty<T>(std::string_view);                                  \
+  PREFIX template bool props::onlyInExactDomain<T>(std::string_view);                                                        \
   PREFIX template bool props::appliesToGraph<T>(const props::NamedProperty<T>&, const Graph<T>&);                           \
   PREFIX template props::Verdict props::checkDocument<T>(const props::NamedProperty<T>&, const props::Subject<T>&,          \
                                                          const nlohmann::json&);                                            \
