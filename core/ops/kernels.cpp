@@ -23,6 +23,7 @@
 
 #include "core/ops/kernel_geometry.h"
 #include "core/ops/kernels.h"
+#include "core/support/mutants.h"
 
 namespace tc::kernels {
 namespace {
@@ -124,7 +125,7 @@ template <class T>
     for (std::size_t p = 0; p < steps; ++p)
       for (std::size_t r = 0; r < kTileRows; ++r) *out++ = o.xAt(i0 + i + r, p0 + p);
   for (; i < rows; ++i)
-    for (std::size_t p = 0; p < steps; ++p) *out++ = o.xAt(i0 + i, p0 + p);
+    for (std::size_t p = 0; p < steps; ++p) *out++ = o.xAt(i0 + i, (TC_MUTANT(kernel_leftover_rows_first_block) ? 0 : p0) + p);
 }
 
 // Every tile of one packed panel (V vectors wide, from column j0) over the packed rows.

@@ -142,5 +142,7 @@
   X(relu_keeps_negative_zero, "forward signs of zero", "core/ops/elementwise.hpp Relu::forward", \
     "relu(-0) gives -0 (x >= 0 ? x : 0), in every layer alike: only the naive forward states the sign") \
   X(exact_sum_bound_takes_max, "exact domain", "core/carriers/grid_bound.h GridBound::sum", \
-    "a sum's bound is its larger summand's, not their sum: the exact domain takes in cases whose sums round")
+    "a sum's bound is its larger summand's, not their sum: the exact domain takes in cases whose sums round") \
+  X(kernel_leftover_rows_first_block, "kernels", "core/ops/kernels.cpp packRows", \
+    "the rows left over beside the tiles take their coefficients from the first depth block in every block")
 // clang-format on
