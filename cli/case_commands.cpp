@@ -62,7 +62,8 @@ std::string judgingName(const Judging& judging) {
   return judging.verdict ? "the engine verdict" : fmt::format("domain {}", gen::domainName(judging.domain));
 }
 
-// Where domains mix (in check and replay, the engine verdict), on an IEEE carrier, drops the
+// Where domains mix (the engine verdict; in run, also its re-judging of saved failures with the exact
+// rows), on an IEEE carrier, drops the
 // properties judged on the exact domain when `graph` has an op outside it (every case of the graph
 // is, so they would compare nothing) and, when `say`, prints which and why: the graph is then judged
 // on every value only.

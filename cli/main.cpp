@@ -50,8 +50,10 @@ void addPropertyChoices(CLI::App* command, std::optional<std::uint64_t>& seed, s
       ->check(kNonEmptyPath);
 }
 
-// How the engine's results are judged and on which cases, shared by run, check and replay.
-void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& domain, std::string& profile) {
+// How the engine's results are judged and on which cases, shared by run, check and replay;
+// `domainDefault` says what no --domain means for that command.
+void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& domain, std::string& profile,
+                        std::string_view domainDefault) {
   command->add_option("--profile", profile,
                       "the engine's profile as JSON: carriers, ops, single-output pass, conventions "
                       "(docs/semantics.md §3.6; default: spec)");
@@ -60,10 +62,9 @@ void addPolicyAndDomain(CLI::App* command, std::string& policy, std::string& dom
                       "announced policy, else bits)")
       ->check(CLI::IsMember({"bits", "values"}));
   command->add_option("--domain", domain,
-                      "default: every value; exact: IEEE cases proven exact in every evaluation order, plus "
-                      "the exact_reference property (default: for an engine not tapecheck's own, the engine verdict, "
-                      "each property in its own domain; else default, with exact_reference and forward_oracle on "
-                      "double and float on the exact domain)")
+                      fmt::format("default: every value; exact: IEEE cases proven exact in every evaluation order, "
+                                  "plus the exact_reference property (default: {})",
+                                  domainDefault))
       ->check(CLI::IsMember({"default", "exact"}));
 }
 
@@ -187,7 +188,9 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
       "keep running every row in rounds with seeds S, S+1, ... until this many seconds are spent (a soak run; "
       "a row that fails is not run again)");
   timeBudget->check(CLI::Range(0.001, 1e7));
-  addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile);
+  addPolicyAndDomain(runCommand, run.policy, run.domain, run.profileFile,
+                     "for an engine not tapecheck's own, the engine verdict, each property in its own domain; else "
+                     "default, with exact_reference and forward_oracle on double and float on the exact domain");
   addEngineCommand(runCommand, run.engineCommand, run.engineTimeout, run.isolate, run.engineLog);
   addSurvey(runCommand, run.survey);
   timeBudget->excludes(runCommand->get_option("--survey"));  // a survey's kinds are tallied per round
@@ -198,7 +201,9 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
   replayCommand->add_option("--property", replay.property, "default: the file's failure.property, else all");
   replayCommand->add_option("--carrier", replay.carrier, "default: the file's failure.carrier, else rational");
   addEngineName(replayCommand, replay.engine, catalog, "the engine to replay on", "the file's failure.engine, else ");
-  addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile);
+  addPolicyAndDomain(replayCommand, replay.policy, replay.domain, replay.profileFile,
+                     "the domain the file records; else, for an engine not tapecheck's own, the engine verdict, "
+                     "else default");
   addEngineCommand(replayCommand, replay.engineCommand, replay.engineTimeout, replay.isolate, replay.engineLog);
   replayCommand->add_flag("--survey", replay.survey, "name each failure's kind: the op blamed and the class of difference");
   addFullListing(replayCommand, replay.full);
@@ -215,7 +220,9 @@ int main(int argc, char** argv, std::vector<NamedEngine> engines, std::vector<Ex
           ->check(CLI::Range(0, 1000000));
   addPropertyChoices(checkCommand, check.seed, check.carrier, check.property, check.engine, check.saveDir,
                      "one carrier, or all (those the graph loads on)", catalog);
-  addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile);
+  addPolicyAndDomain(checkCommand, check.policy, check.domain, check.profileFile,
+                     "for an engine not tapecheck's own, the engine verdict, each property in its own domain; "
+                     "else default");
   addEngineCommand(checkCommand, check.engineCommand, check.engineTimeout, check.isolate, check.engineLog);
   addSurvey(checkCommand, check.survey);
   addBudgetOptions(checkCommand, check.budget);

@@ -327,6 +327,9 @@ int runProperties(const RunOptions& options, const Program& program) {
   const EngineProfile& profile = judging->profile;
   const bool verdict = judging->verdict;
   const std::vector<PlannedRow>& planned = (*session)->rows();
+  // Rows of the exact domain beside the default's (Judging::exactRowsToo), which the header then names.
+  const bool exactRows = judging->exactRowsToo &&
+                         std::ranges::any_of(planned, [](const PlannedRow& r) { return r.domain == gen::Domain::exact; });
 
   RunReport result;
   result.seed = options.seed.value_or(clockSeed());
@@ -346,7 +349,7 @@ int runProperties(const RunOptions& options, const Program& program) {
                program.name, options.cases, result.seed, source->description(),
                options.profileFile.empty() ? "" : fmt::format(" (profile {})", profile.name),
                verdict                 ? std::string(kVerdictHeading)
-               : judging->exactRowsToo ? std::string(kExactRowsTooHeading)
+               : exactRows             ? std::string(kExactRowsTooHeading)
                                        : "domain " + result.domain, result.policy, options.survey ? ", survey" : "",
                options.maxSize,
                options.timeBudget > 0

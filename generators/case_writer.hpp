@@ -413,7 +413,7 @@ class CaseWriter {
         values_[y][i] = values_[x][i];
         // With signedZeros, half the ties are of −0 and +0, in either order: max and min must pick
         // the sign their tie rule gives (max(−0, +0) = −0, min(+0, −0) = +0).
-        if (!kExact && options_.signedZeros && pick_.percent(50)) {
+        if (!kExact && options_.domain == Domain::exact && options_.signedZeros && pick_.percent(50)) {
           const bool negativeFirst = pick_.percent(50);
           values_[x][i] = negativeFirst ? "-0" : "0", values_[y][i] = negativeFirst ? "0" : "-0";
         }

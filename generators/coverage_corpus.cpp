@@ -336,6 +336,10 @@ std::vector<TaggedExample> kernelExamples() {
         "kernel transpose tiles"}},
       {"interval", productCase(5, 130, 13, false), {"kernel product in double", "kernel transpose tiles"}, {}},
       {"interval", productCase(5, 130, 13, false, "1/3"), {}, {"kernel product in double"}},
+      // Points the interval carrier holds exactly that no double does (1 + 2^-60, 2 + 3·2^-54): the
+      // product must not run in double, whose conversion would round them (exactDouble).
+      {"interval", productCase(5, 130, 13, false, "1152921504606846977/1152921504606846976"), {}, {"kernel product in double"}},
+      {"interval", productCase(5, 130, 13, false, "-36028797018963971/18014398509481984"), {}, {"kernel product in double"}},
   };
 }
 

@@ -144,5 +144,7 @@
   X(exact_sum_bound_takes_max, "exact domain", "core/carriers/grid_bound.h GridBound::sum", \
     "a sum's bound is its larger summand's, not their sum: the exact domain takes in cases whose sums round") \
   X(kernel_leftover_rows_first_block, "kernels", "core/ops/kernels.cpp packRows", \
-    "the rows left over beside the tiles take their coefficients from the first depth block in every block")
+    "the rows left over beside the tiles take their coefficients from the first depth block in every block") \
+  X(interval_point_taken_as_double, "interval carrier", "core/carriers/interval.cpp exactDouble", \
+    "a point the interval carrier holds is taken as the nearest double without checking that it is one")
 // clang-format on

@@ -20,10 +20,9 @@ using tc::testing::CommandRun;
 using tc::testing::runTapecheck;
 using tc::testing::source;
 
-// The rows of a default run, from the property registry: every property of the default domain on
-// every carrier (each applies to the ops its carrier's cases draw).
-// The default run's rows: every property on every value, and on IEEE carriers the exact domain's own
-// rows too (Judging::exactRowsToo), so the exact domain's list.
+// The default run's rows, from the property registry (each applies to the ops its carrier's cases
+// draw): every property on every value, and on IEEE carriers the exact domain's own rows too
+// (Judging::exactRowsToo), so the exact domain's list.
 std::size_t defaultRunRows() {
   std::size_t rows = 0;
   for (const std::string& carrier : tc::kCarrierNames)

@@ -86,5 +86,22 @@ TEST(CoverageCorpus, EveryCategoryWithAFloorHasAPositiveAndANegativeExample) {
   EXPECT_GT(categories.size(), 80u);  // the enumeration itself works
 }
 
+// −0 is put at the kinks of relu and abs only (max, min and clamp meet it by chance), so the floor of
+// "-0 into relu, abs, clamp, max or min" needs one of those two among the ops, kinks not avoided, and
+// is not judged on the exact domain, where only forward_oracle's cases draw −0.
+TEST(CoverageFloors, MinusZeroIntoAKinkedOpHasAFloorOnlyWhereTheGeneratorPutsItThere) {
+  auto hasFloor = [](std::vector<OpKind> ops, gen::Domain domain, bool avoidKinks) {
+    gen::CaseOptions options{std::move(ops), domain, avoidKinks};
+    for (const gen::CoverageFloor& floor : gen::coverageFloors<double>(options))
+      if (floor.tag == "-0 into relu, abs, clamp, max or min") return true;
+    return false;
+  };
+  EXPECT_TRUE(hasFloor({OpKind::add, OpKind::relu}, gen::Domain::general, false));
+  EXPECT_TRUE(hasFloor({OpKind::abs}, gen::Domain::general, false));
+  EXPECT_FALSE(hasFloor({OpKind::add, OpKind::max, OpKind::min, OpKind::clamp}, gen::Domain::general, false));
+  EXPECT_FALSE(hasFloor({OpKind::relu}, gen::Domain::general, true));
+  EXPECT_FALSE(hasFloor({OpKind::relu}, gen::Domain::exact, false));
+}
+
 }  // namespace
 }  // namespace tc
