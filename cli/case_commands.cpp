@@ -63,10 +63,9 @@ std::string judgingName(const Judging& judging) {
 }
 
 // Where domains mix (the engine verdict; in run, also its re-judging of saved failures with the exact
-// rows), on an IEEE carrier, drops the
-// properties judged on the exact domain when `graph` has an op outside it (every case of the graph
-// is, so they would compare nothing) and, when `say`, prints which and why: the graph is then judged
-// on every value only.
+// rows), on an IEEE carrier, drops the properties judged on the exact domain when `graph` has an op
+// outside it (every case of the graph is, so they would compare nothing) and, when `say`, prints
+// which and why: the graph is then judged on every value only.
 template <class T>
 void dropExactRowsOutside(std::vector<const props::NamedProperty<T>*>& chosen, const Judging& judging,
                           const Graph<T>& graph, bool say) {

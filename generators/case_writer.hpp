@@ -86,12 +86,14 @@ class CaseWriter {
   };
 
   const Graph<T>& graph() const { return builder_->graph(); }
+  //! IEEE values of the exact domain drawn with −0 as well as +0 (CaseOptions::signedZeros).
+  bool signedZerosInExactDomain() const { return !kExact && options_.domain == Domain::exact && options_.signedZeros; }
   std::size_t positions() const { return inputShapes_.size() + nodes_.size(); }
   const Shape& shapeAt(std::size_t p) const { return builder_ ? graph().shapeAt(p) : inputShapes_[p]; }
   std::string value() {
     std::string drawn = kernelSized_ ? kernelSizedValue() : randomValue<T>(pick_, options_.domain);
     // The exact domain's pool holds +0 only; with signedZeros half its zeros are −0.
-    if (!kExact && options_.domain == Domain::exact && options_.signedZeros && drawn == "0" && pick_.percent(50)) drawn = "-0";
+    if (signedZerosInExactDomain() && drawn == "0" && pick_.percent(50)) drawn = "-0";
     return drawn;
   }
   json values(std::size_t n) {
@@ -405,7 +407,7 @@ class CaseWriter {
       if (x >= inputs || values_[x].empty()) continue;
       const std::size_t i = pick_.below(values_[x].size());
       if (place == KinkPlace::zero)
-        values_[x][i] = !kExact && (options_.domain != Domain::exact || options_.signedZeros) && pick_.percent(50) ? "-0" : "0";
+        values_[x][i] = !kExact && (options_.domain != Domain::exact || signedZerosInExactDomain()) && pick_.percent(50) ? "-0" : "0";
       if (place == KinkPlace::bound) values_[x][i] = node["attrs"][pick_.percent(50) ? "lo" : "hi"];
       if (place == KinkPlace::tie) {
         const std::size_t y = node["args"][1];
@@ -413,7 +415,7 @@ class CaseWriter {
         values_[y][i] = values_[x][i];
         // With signedZeros, half the ties are of −0 and +0, in either order: max and min must pick
         // the sign their tie rule gives (max(−0, +0) = −0, min(+0, −0) = +0).
-        if (!kExact && options_.domain == Domain::exact && options_.signedZeros && pick_.percent(50)) {
+        if (signedZerosInExactDomain() && pick_.percent(50)) {
           const bool negativeFirst = pick_.percent(50);
           values_[x][i] = negativeFirst ? "-0" : "0", values_[y][i] = negativeFirst ? "0" : "-0";
         }
