@@ -161,8 +161,10 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
   std::size_t nameWidth = 24, columnWidth = 13;
   for (const std::string& tag : categories) nameWidth = std::max(nameWidth, tag.size());
   for (const auto& c : coverage) columnWidth = std::max(columnWidth, c.carrier.size());
-  std::string out = fmt::format("\ncoverage: share of generated cases per carrier (floors judged from {} cases)\n{:<{}}",
-                                gen::kMinCasesForFloors, "category", nameWidth);
+  std::string out = fmt::format(
+      "\ncoverage: share of generated cases per carrier (! a floor missed: a share below it with probability under {:g}, "
+      "judged from {} cases)\n{:<{}}",
+      gen::kFloorSignificance, gen::kMinCasesForFloors, "category", nameWidth);
   for (const auto& c : coverage) out += fmt::format(" {:>{}}", c.carrier, columnWidth);
   out += fmt::format(" {:>7}\n", "floor");
   for (const std::string& tag : categories) {
@@ -171,16 +173,26 @@ std::string formatCoverage(const std::vector<CarrierCoverage>& coverage) {
       auto own = std::ranges::find_if(c.floors, [&](const auto& f) { return f.tag == tag; });
       const bool applies = own != c.floors.end();
       double share = 100.0 * c.tally.count(tag) / c.tally.cases();
-      bool below = applies && c.tally.cases() >= gen::kMinCasesForFloors && share < 100 * own->minShare;
+      bool below = applies && c.tally.misses(*own);
       out += fmt::format(" {:>{}}", applies || c.tally.count(tag) ? fmt::format("{}{:.1f}%", below ? "! " : "", share) : "-",
                          columnWidth);
     }
     out += fmt::format(" {:>7}\n", floorOf.count(tag) ? fmt::format("{:g}%", 100 * floorOf[tag]) : "");
   }
-  for (const auto& c : coverage)
-    if (c.tally.cases() < gen::kMinCasesForFloors)
+  for (const auto& c : coverage) {
+    if (c.tally.cases() < gen::kMinCasesForFloors) {
       out += fmt::format("coverage floors not judged on {}: {} cases (at least {} needed)\n", c.carrier, c.tally.cases(),
                          gen::kMinCasesForFloors);
+      continue;
+    }
+    // Floors too small for this many cases: no count could show that the generator misses them.
+    std::vector<std::string> rare;
+    for (const auto& floor : c.floors)
+      if (!c.tally.judges(floor))
+        rare.push_back(fmt::format("{} ({:g}%: {} cases)", floor.tag, 100 * floor.minShare, gen::casesToJudge(floor.minShare)));
+    if (!rare.empty())
+      out += fmt::format("coverage floors not judged on {} from {} cases: {}\n", c.carrier, c.tally.cases(), fmt::join(rare, ", "));
+  }
   return out;
 }
 

@@ -123,8 +123,13 @@ std::string runReportJson(const RunReport& report) {
   json coverage = json::object();
   for (const CarrierCoverage& c : report.coverage) {
     json floors = json::object();
-    for (const auto& floor : c.floors) floors[floor.tag] = floor.minShare;
-    coverage[c.carrier] = {{"cases", c.tally.cases()}, {"counts", c.tally.counts()}, {"floors", floors}};
+    json notJudged = json::array();
+    for (const auto& floor : c.floors) {
+      floors[floor.tag] = floor.minShare;
+      if (!c.tally.judges(floor)) notJudged.push_back(floor.tag);
+    }
+    coverage[c.carrier] = {
+        {"cases", c.tally.cases()}, {"counts", c.tally.counts()}, {"floors", floors}, {"floors_not_judged", notJudged}};
   }
   json out{{"tapecheck_run", 1},
            {"seed", report.seed},

@@ -40,7 +40,7 @@ template <class T>
 class CaseWriter {
  public:
   CaseWriter(std::uint64_t seed, int size, const CaseOptions& options)
-      : pick_(seed), size_(std::clamp(size, 0, 100)), options_(options),
+      : pick_(seed), offDouble_(seed ^ 0x6f66662d646f7562ULL), size_(std::clamp(size, 0, 100)), options_(options),
         kernelSized_(drawsKernelSizes(seed, size_)) {}
 
   json build() {
@@ -78,6 +78,8 @@ class CaseWriter {
 
  private:
   static constexpr bool kExact = Carrier<T>::caps.exact;
+  //! Intervals: exact points that no double holds, which their products must not fold in double.
+  static constexpr bool kHoldsPointsOffDouble = kExact && kernels::HoldsDoubles<T>;
 
   //! What a recipe decided: the arguments, and the argument position attributes refer to.
   struct Choice {
@@ -94,6 +96,8 @@ class CaseWriter {
     std::string drawn = kernelSized_ ? kernelSizedValue() : randomValue<T>(pick_, options_.domain);
     // The exact domain's pool holds +0 only; with signedZeros half its zeros are −0.
     if (signedZerosInExactDomain() && drawn == "0" && pick_.percent(50)) drawn = "-0";
+    if constexpr (kHoldsPointsOffDouble)
+      if (!kernelSized_ && offDouble_.percent(kOffDoublePercent)) drawn = offDouble_.pick(kOffDoublePoints);
     return drawn;
   }
   json values(std::size_t n) {
@@ -146,6 +150,10 @@ class CaseWriter {
   void addKernelSizedInputs() {
     const auto [m, k, n] = drawKernelDims();
     for (const Shape& shape : {Shape{m, k}, Shape{k, n}, Shape{k}, Shape{m}}) addInput(shape);
+    // On intervals a third of these cases hold, somewhere in A, a point no double holds: matmul's and
+    // linear's products must then leave the double kernel for the carrier's own fold.
+    if constexpr (kHoldsPointsOffDouble)
+      if (offDouble_.percent(33)) values_[0][offDouble_.below(m * k)] = offDouble_.pick(kOffDoublePoints);
   }
 
   void addKernelSizedNodes() {
@@ -580,6 +588,7 @@ class CaseWriter {
   }
 
   Choices pick_;
+  Choices offDouble_;  // kOffDoublePoints' draws, apart from pick_'s: the other values stay as drawn
   int size_;
   std::vector<Shape> inputShapes_;
   std::optional<GraphBuilder<T>> builder_;

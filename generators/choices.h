@@ -66,6 +66,25 @@ inline const std::vector<std::string> kSpreadValues = [] {
     if (steps != 0) values.push_back(std::to_string(steps) + "/256");
   return values;
 }();
+// Points the interval carrier holds exactly and no double does: a multiple of 1/256 below 4 plus
+// 2^-70 (up to 72 significant bits), written (s·2^62 + 1)/2^70. A product whose operand is one of
+// them must not run in the double kernel (kernels::exactDoubles): converting it would round it.
+inline const std::vector<std::string> kOffDoublePoints = [] {
+  std::vector<std::string> values;
+  Choices pick(0x6f66662d646f7562ULL);
+  for (int i = 0; i < 64; ++i) {
+    const long long steps = static_cast<long long>(pick.below(2047)) - 1023;  // -1023 to 1023
+    const __int128 numerator = static_cast<__int128>(steps) * (static_cast<__int128>(1) << 62) + 1;
+    const __int128 magnitude = numerator < 0 ? -numerator : numerator;
+    std::string digits;
+    for (unsigned __int128 rest = static_cast<unsigned __int128>(magnitude); rest != 0; rest /= 10)
+      digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(rest % 10)));
+    values.push_back((numerator < 0 ? "-" : "") + digits + "/1180591620717411303424");  // 2^70
+  }
+  return values;
+}();
+// The share of an interval case's values drawn from kOffDoublePoints (a stream of choices of its own).
+inline constexpr unsigned kOffDoublePercent = 3;
 // Narrower values for the exact domain's draws: products of powers of two stay powers of two, and
 // sums of ±1 stay small integers, exact through graphs deeper than the domain's pool allows.
 inline const std::vector<std::string> kPowersOfTwoValues = {"0", "1", "-1", "2", "-2", "1/2", "-1/2"};

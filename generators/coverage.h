@@ -36,6 +36,16 @@ std::vector<CoverageFloor> coverageFloors(const CaseOptions& options = {});
 //! Below this many cases a share is too noisy to judge, and floors are reported as not judged.
 inline constexpr std::size_t kMinCasesForFloors = 400;
 
+//! A floor is missed only when a share that low is this unlikely for a generator that reaches the
+//! floor (the binomial lower tail of the count at the floor's share): a share a little below the
+//! floor is the noise of a few hundred cases, not a generator that stopped reaching a category.
+inline constexpr double kFloorSignificance = 1e-3;
+
+//! The fewest cases from which a floor of `minShare` can be judged: kMinCasesForFloors, and enough
+//! that a category never reached (count 0) is below kFloorSignificance at the floor. A rarer floor
+//! could never be missed with fewer, and is reported as not judged instead of passed.
+std::size_t casesToJudge(double minShare);
+
 //! How many cases fell in each category.
 class CoverageTally {
  public:
@@ -43,8 +53,13 @@ class CoverageTally {
   std::size_t cases() const { return cases_; }
   std::size_t count(const std::string& tag) const;
   const std::map<std::string, std::size_t>& counts() const { return counts_; }
-  //! The floors not reached, as "op matmul: 0.4% of 1000 cases, floor 1%"; empty when every
-  //! floor holds or there are too few cases to judge.
+  //! Whether there are cases enough to judge `floor` (casesToJudge).
+  bool judges(const CoverageFloor& floor) const { return cases_ >= casesToJudge(floor.minShare); }
+  //! Whether `floor` is judged and missed: its category's share is below it, and a count that low
+  //! has probability below kFloorSignificance for a generator that reaches the floor.
+  bool misses(const CoverageFloor& floor) const;
+  //! The floors missed, as "op matmul: 0.4% of 1000 cases, floor 1%"; empty when every floor
+  //! holds or cannot be judged yet.
   std::vector<std::string> shortfalls(const std::vector<CoverageFloor>& floors) const;
 
  private:

@@ -334,12 +334,25 @@ std::vector<TaggedExample> kernelExamples() {
         "kernel product depth blocks", "kernel product row blocks", "kernel product few rows x4",
         "kernel product few rows x1", "kernel row dots leftover rows", "kernel outer product tail",
         "kernel transpose tiles"}},
-      {"interval", productCase(5, 130, 13, false), {"kernel product in double", "kernel transpose tiles"}, {}},
-      {"interval", productCase(5, 130, 13, false, "1/3"), {}, {"kernel product in double"}},
+      {"interval", productCase(5, 130, 13, false), {"kernel product in double", "kernel transpose tiles"},
+       {"non-double point into a product"}},
+      {"interval", productCase(5, 130, 13, false, "1/3"), {}, {"kernel product in double", "non-double point into a product"}},
       // Points the interval carrier holds exactly that no double does (1 + 2^-60, 2 + 3·2^-54): the
       // product must not run in double, whose conversion would round them (exactDouble).
-      {"interval", productCase(5, 130, 13, false, "1152921504606846977/1152921504606846976"), {}, {"kernel product in double"}},
-      {"interval", productCase(5, 130, 13, false, "-36028797018963971/18014398509481984"), {}, {"kernel product in double"}},
+      {"interval", productCase(5, 130, 13, false, "1152921504606846977/1152921504606846976"),
+       {"non-double point into a product"}, {"kernel product in double"}},
+      {"interval", productCase(5, 130, 13, false, "-36028797018963971/18014398509481984"),
+       {"non-double point into a product"}, {"kernel product in double"}},
+      // 2^-1074, the least subnormal, and 2^53 + 2 are doubles (whose folds here are not exact in double); 1 +
+      // 2^-60 read by an add only is in no product.
+      {"interval", productCase(2, 3, 2, false, "0x1p-1074"), {}, {"non-double point into a product"}},
+      {"interval", productCase(2, 3, 2, false, "9007199254740994"), {}, {"non-double point into a product"}},
+      {"interval", R"({"tapecheck": 1, "inputs": [{"shape": [2]}, {"shape": [2]}], "nodes": [{"op": "dot", "args": [0, 1]}],
+          "values": [["1152921504606846977/1152921504606846976", "1"], ["2", "3"]]})",
+       {"non-double point into a product"}, {}},
+      {"interval", R"({"tapecheck": 1, "inputs": [{"shape": [2]}, {"shape": [2]}], "nodes": [{"op": "add", "args": [0, 1]}],
+          "values": [["1152921504606846977/1152921504606846976", "1"], ["2", "3"]]})",
+       {}, {"non-double point into a product"}},
   };
 }
 

@@ -87,6 +87,13 @@ std::optional<double> exactDouble(const Interval& x) {
   return d;
 }
 
+std::optional<Rational> pointValue(const Interval& x) {
+  if (!mpfr_equal_p(lowerOf(x), upperOf(x))) return std::nullopt;
+  Rational q;
+  mpfr_get_q(q.backend().data(), lowerOf(x));
+  return q;
+}
+
 long exponentMagnitude(const Interval& x) {
   auto of = [](mpfr_srcptr endpoint) { return mpfr_regular_p(endpoint) ? std::labs(mpfr_get_exp(endpoint)) : 0L; };
   return std::max(of(lowerOf(x)), of(upperOf(x)));

@@ -73,6 +73,10 @@ double relativeWidth(const Interval& x);
 //! point no double holds).
 std::optional<double> exactDouble(const Interval& x);
 
+//! The exact rational a point holds, or nothing for an interval that is not a point: what a
+//! check independent of exactDouble compares a double's rational with.
+std::optional<Rational> pointValue(const Interval& x);
+
 //! The narrowest interval around an exact sum of products of doubles (a point when 257 bits hold
 //! it).
 Interval encloseExactSum(const ExactProductSum::Value& sum);

@@ -134,6 +134,20 @@ TEST(RunCommand, TheDefaultRunAddsTheExactDomainsOwnRowsOnIeeeCarriers) {
   EXPECT_EQ(rational.out.find("rational (exact)"), std::string::npos) << rational.out;
 }
 
+// A floor too small for the run's cases is listed as not judged, with the cases it needs, in the
+// text and in the JSON report: never passed in silence.
+TEST(RunCommand, FloorsTooRareForTheRunAreListedAsNotJudged) {
+  std::string json = ::testing::TempDir() + "floors-not-judged.json";
+  CommandRun run = runTapecheck("run --carrier interval --cases 30 --seed 1 --json " + json);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("coverage floors not judged on interval from 480 cases: kink max (1%: 688 cases)"),
+            std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("kernel transpose tiles (0.2%: 3451 cases)"), std::string::npos) << run.out;
+  std::ifstream in(json);
+  const nlohmann::json notJudged = nlohmann::json::parse(in)["coverage"]["interval"]["floors_not_judged"];
+  EXPECT_EQ(notJudged, nlohmann::json({"kink max", "kink min", "kink relu", "kink abs", "kink clamp", "kernel transpose tiles"}));
+}
+
 // A profile restricts the ops drawn and declares conventions; the built-in engine does not prune
 // its single-output pass, so a profile that says it does is found out.
 TEST(RunCommand, AProfileFileRestrictsOpsAndAFalseDeclarationFails) {
