@@ -162,6 +162,7 @@ ChildRun runChild(int id, const MutantsOptions& options, const std::filesystem::
 
 //! The killer named when the run's coverage tags disagree with the hand-tagged corpus.
 constexpr const char* kCorpusKiller = "coverage corpus";
+constexpr const char* kAccuracyWitnessKiller = "accuracy witnesses";
 
 //! What a mutant's run showed.
 struct Verdict {
@@ -176,6 +177,7 @@ struct Verdict {
     if (run.end == ChildRun::End::crashed) return fmt::format("crashed (signal {})", run.status);
     if (!run.report.is_object()) return fmt::format("no report (exit {})", run.status);
     if (killers.size() == 1 && killers.count(kCorpusKiller)) return "killed (coverage tags wrong)";
+    if (killers.size() == 1 && killers.count(kAccuracyWitnessKiller)) return "killed (accuracy oracle wrong)";
     return killed() ? "killed" : "SURVIVED";
   }
 };
@@ -198,6 +200,8 @@ Verdict judge(const mutants::MutantInfo& info, ChildRun run) {
   bool first = true;
   // A run whose coverage tags disagree with the hand-tagged corpus fails though no row does.
   if (!v.run.report.value("coverage_tag_faults", nlohmann::json::array()).empty()) v.killers.insert(kCorpusKiller);
+  // So does one whose accuracy oracle misjudges its own witnesses (a budget loosened).
+  if (!v.run.report.value("accuracy_oracle_faults", nlohmann::json::array()).empty()) v.killers.insert(kAccuracyWitnessKiller);
   for (const auto& row : v.run.report.value("results", nlohmann::json::array())) {
     elapsed += row.value("ms", 0.0);
     if (row.value("result", "") != "fail") continue;

@@ -28,6 +28,7 @@
 #include "core/support/text.h"
 #include "generators/coverage_corpus.h"
 #include "properties/engines/profile_json.h"
+#include "properties/oracles/accuracy_witnesses.h"
 #include "properties/runner/report.h"
 
 namespace tc::cli {
@@ -395,12 +396,23 @@ int runProperties(const RunOptions& options, const Program& program) {
         result.coverageTagFaults.push_back(carrier + ": " + fault);
   }
 
+  // The accuracy verdicts are only as good as the budgets: the oracle's own witnesses, on each IEEE
+  // carrier a row judged accuracy on.
+  for (const char* carrier : {"double", "float"})
+    if (std::ranges::any_of(result.rows, [&](const RunRow& r) { return r.property == "accuracy" && r.carrier == carrier; })) {
+      const std::vector<std::string> faults = std::string_view(carrier) == "double" ? props::accuracyWitnessFaults<double>()
+                                                                                   : props::accuracyWitnessFaults<float>();
+      for (const std::string& fault : faults) result.accuracyOracleFaults.push_back(std::string(carrier) + ": " + fault);
+    }
+
   std::string coverageTable = formatCoverage(result.coverage);
   if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
   if (options.survey) fmt::print("{}", formatSurvey(result.rows));
   for (const std::string& shortfall : result.coverageShortfalls) fmt::print("coverage below floor on {}\n", shortfall);
   for (const std::string& fault : result.coverageTagFaults)
     fmt::print("coverage tags wrong on {} (a fault in tapecheck's coverage tags: its floors cannot be trusted)\n", fault);
+  for (const std::string& fault : result.accuracyOracleFaults)
+    fmt::print("accuracy oracle wrong on {} (a fault in tapecheck's accuracy oracle: its verdicts cannot be trusted)\n", fault);
   std::size_t total = 0, failed = 0, compared = 0;
   for (const RunRow& r : result.rows) total += r.run.cases, failed += !r.run.passed(), compared += r.run.compared();
   const std::size_t again = result.saved ? result.saved->count(SavedCase::Outcome::stillFails) : 0;
@@ -410,6 +422,7 @@ int runProperties(const RunOptions& options, const Program& program) {
                            again == 1 ? "s" : "");
   if (!result.coverageShortfalls.empty()) outcome += ", coverage below floor";
   if (!result.coverageTagFaults.empty()) outcome += ", coverage tags wrong";
+  if (!result.accuracyOracleFaults.empty()) outcome += ", accuracy oracle wrong";
   const std::string seeds = result.rounds == 1 ? fmt::format("seed {}", result.seed)
                             : fmt::format("seeds {} to {} ({} rounds)", result.seed, result.seed + result.rounds - 1,
                                           result.rounds);

@@ -74,7 +74,8 @@ std::string RunRow::shrinkerFault() const {
 bool RunReport::passed() const {
   for (const RunRow& row : rows)
     if (!row.run.passed()) return false;
-  return coverageShortfalls.empty() && coverageTagFaults.empty() && (!saved || saved->passed());
+  return coverageShortfalls.empty() && coverageTagFaults.empty() && accuracyOracleFaults.empty() &&
+         (!saved || saved->passed());
 }
 
 std::string runReportJson(const RunReport& report) {
@@ -149,6 +150,7 @@ std::string runReportJson(const RunReport& report) {
            {"coverage", coverage},
            {"coverage_shortfalls", report.coverageShortfalls},
            {"coverage_tag_faults", report.coverageTagFaults},
+           {"accuracy_oracle_faults", report.accuracyOracleFaults},
            {"saved", savedJson(report.saved)}};
   return out.dump(2) + "\n";
 }
@@ -200,6 +202,7 @@ std::string runReportJunit(const RunReport& report, const std::string& coverageT
   std::string coverage = coverageTable;
   for (const std::string& shortfall : report.coverageShortfalls) coverage += "coverage below floor on " + shortfall + "\n";
   for (const std::string& fault : report.coverageTagFaults) coverage += "coverage tags wrong on " + fault + "\n";
+  for (const std::string& fault : report.accuracyOracleFaults) coverage += "accuracy oracle wrong on " + fault + "\n";
   out += fmt::format("    <system-out>{}</system-out>\n  </testsuite>\n</testsuites>\n", xmlEscaped(coverage));
   return out;
 }

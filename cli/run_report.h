@@ -58,6 +58,10 @@ struct RunReport {
   //! Where the coverage tags disagree with the hand-tagged corpus (generators/coverage_corpus.h):
   //! "double: example 12 is not counted in 'fan-out'". A fault in tapecheck: no floor can be trusted.
   std::vector<std::string> coverageTagFaults;
+  //! Where the accuracy oracle misjudges its own witnesses (properties/oracles/accuracy_witnesses.h),
+  //! checked on each IEEE carrier the run judged accuracy on: "double: add on double: the forward
+  //! about 1.5 budgets off (0.8) passes". A fault in tapecheck: no accuracy verdict can be trusted.
+  std::vector<std::string> accuracyOracleFaults;
   std::optional<SavedReport> saved;             //!< the saved counterexamples judged first; none with --no-replay-saved
   bool passed() const;
 };

@@ -146,5 +146,7 @@
   X(kernel_leftover_rows_first_block, "kernels", "core/ops/kernels.cpp packRows", \
     "the rows left over beside the tiles take their coefficients from the first depth block in every block") \
   X(interval_point_taken_as_double, "interval carrier", "core/carriers/interval.cpp exactDouble", \
-    "a point the interval carrier holds is taken as the nearest double without checking that it is one")
+    "a point the interval carrier holds is taken as the nearest double without checking that it is one") \
+  X(accuracy_term_budget_doubled, "oracles", "properties/oracles/accuracy.h gradientSums", \
+    "every term's accuracy budget is twice as wide: a correct engine still passes, a wrong one a little off too")
 // clang-format on

@@ -38,6 +38,7 @@
 #include "core/io/listing.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
+#include "core/support/mutants.h"
 #include "properties/compare.hpp"
 #include "properties/engines/engine_under_test.h"
 #include "properties/oracles/node_case.h"
@@ -322,6 +323,9 @@ class AccuracyJudge {
       TermsAndError<Interval> terms =
           termsAndErrorAt(exact_.graph, points_.points(), exact_.data, k, *withinBudget_[k], ct, model_);
       allowDeclaredTerms(k, ct, terms);
+      if (TC_MUTANT(accuracy_term_budget_doubled))  // the planted fault: every term's budget twice as wide
+        for (auto& error : terms.error)
+          for (Interval& e : error.value.values) e = e + e;
       for (std::size_t t = 0; t < terms.terms.size(); ++t)
         addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value));
     }
