@@ -6,7 +6,7 @@
 // one is covered, or named as missing a witness.
 //   accuracy: for every op and both IEEE carriers, the forward and each term moved to about 1.5x
 //     its budget beyond the exact value (within (1, 2] budgets) fails naming the node; moved to
-//     about 0.5x passes.
+//     about 0.5x passes (props::accuracyWitnessFaults, which every run judging accuracy checks too).
 //   kink_conventions: for every op with kinks, every kink (and NaN), every pair of choices the
 //     kink table tells apart there: an engine following the other choice fails naming the node.
 //   literal_reader: a reader that misreads one form of the grammar (a decimal with a point, an
