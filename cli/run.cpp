@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include "cli/budget.h"
@@ -398,12 +399,13 @@ int runProperties(const RunOptions& options, const Program& program) {
 
   // The accuracy verdicts are only as good as the budgets: the oracle's own witnesses, on each IEEE
   // carrier a row judged accuracy on.
-  for (const char* carrier : {"double", "float"})
-    if (std::ranges::any_of(result.rows, [&](const RunRow& r) { return r.property == "accuracy" && r.carrier == carrier; })) {
-      const std::vector<std::string> faults = std::string_view(carrier) == "double" ? props::accuracyWitnessFaults<double>()
-                                                                                   : props::accuracyWitnessFaults<float>();
-      for (const std::string& fault : faults) result.accuracyOracleFaults.push_back(std::string(carrier) + ": " + fault);
-    }
+  for (const std::string carrier : {"double", "float"})
+    if (std::ranges::any_of(result.rows, [&](const RunRow& r) { return r.property == "accuracy" && r.carrier == carrier; }))
+      withCarrier(carrier, [&]<class T>() {
+        if constexpr (std::is_floating_point_v<T>)
+          for (const std::string& fault : props::accuracyWitnessFaults<T>()) result.accuracyOracleFaults.push_back(carrier + ": " + fault);
+        return 0;
+      });
 
   std::string coverageTable = formatCoverage(result.coverage);
   if (!options.quiet) fmt::print("{}{}", formatTable(result.rows), coverageTable);
