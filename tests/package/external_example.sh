@@ -4,7 +4,8 @@
 # minigrad passes, that its buggy twin gives a shrunk counterexample, and that the saved file
 # replays on the engine that failed (and holds on the correct one). Three steps, three ctests (the
 # compile alone takes most of the time; the build step also builds minigrad_test, the example under
-# GoogleTest, which gtest_example.sh checks):
+# GoogleTest, which gtest_example.sh checks, and examples/reordered_engine with its author's
+# floating-point flags, which engine_flags.sh checks):
 #   external_example.sh configure WORK BUILD_DIR SOURCE_DIR   installs and configures into WORK (made afresh)
 #   external_example.sh build WORK                            compiles what the configure step set up
 #   external_example.sh check WORK                            runs what the build step made
@@ -16,13 +17,17 @@ if [ "$step" = configure ]; then
   mkdir -p "$work"
   cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
   cmake -S "$source/examples/engine" -B "$work/example" -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
-  echo "external example: configured on the installed tapecheck::main"
+  # The reordered engine with its author's flags (engine_flags.sh).
+  cmake -S "$source/examples/reordered_engine" -B "$work/reordered" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    > "$work/configure-reordered.log"
+  echo "external example: configured on the installed tapecheck::main (minigrad, and the reordered engine with its own flags)"
   exit 0
 fi
 if [ "$step" = build ]; then
   [ -f "$work/example/CMakeCache.txt" ] || { echo "external_example.sh: run the configure step first" >&2; exit 2; }
   cmake --build "$work/example" > "$work/build.log"
-  echo "external example: minigrad_check built on the installed tapecheck::main$([ -x "$work/example/minigrad_test" ] && echo ", minigrad_test on tapecheck::gtest")"
+  cmake --build "$work/reordered" > "$work/build-reordered.log"
+  echo "external example: minigrad_check and reordered_fma_check built on the installed tapecheck::main$([ -x "$work/example/minigrad_test" ] && echo ", minigrad_test on tapecheck::gtest")"
   exit 0
 fi
 [ "$step" = check ] || { echo "external_example.sh: the steps are configure, build and check, not '$step'" >&2; exit 2; }
