@@ -115,10 +115,12 @@ std::vector<PlannedRow> plannedRows(const RunOptions& options, const Judging& ju
 
 template <class T>
 RowOutcome runRowOn(const PlannedRow& planned, const RunOptions& options, const EngineSource& source,
-                    const Judging& judging, std::uint64_t seed, gen::CoverageTally& coverage) {
+                    const Judging& judging, std::uint64_t seed, gen::CoverageTally& coverage,
+                    props::FaultedCases& faultedCases) {
   const std::string& property = planned.property;
   const Engine<T>& engine = source.engine<T>();
   props::EngineUnderTest<T> subject{engine, judging.policy, judging.profile};
+  subject.faultedCases = &faultedCases;
   props::RunSettings settings{options.cases, seed, options.maxSize, options.survey, planned.domain};
   RowOutcome outcome{RunRow{property, std::string(Carrier<T>::name),
                             props::runProperty(*props::findProperty<T>(property), subject, settings, &coverage), {}, {},
@@ -316,7 +318,7 @@ RowOutcome RunSession::runRow(std::size_t r, std::uint64_t seed, gen::CoverageTa
   assert(r < rows_.size());
   RowOutcome outcome;
   withCarrier(rows_[r].carrier, [&]<class T>() {
-    outcome = runRowOn<T>(rows_[r], options_, *source_, judging_, seed, coverage);
+    outcome = runRowOn<T>(rows_[r], options_, *source_, judging_, seed, coverage, faultedCases_);
     return 0;
   });
   return outcome;

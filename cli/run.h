@@ -72,7 +72,8 @@ class RunSession {
   const Judging& judging() const { return judging_; }
 
   //! Runs rows()[r] with `seed`, its cases' coverage counted in `coverage`; saves a failure's
-  //! counterexample in options.saveDir (or a survey's examples).
+  //! counterexample in options.saveDir (or a survey's examples). A failure the engine faulted on
+  //! starts shrinking from what an earlier row's fault shrank to, when that faults here too.
   RowOutcome runRow(std::size_t r, std::uint64_t seed, gen::CoverageTally& coverage) const;
 
   //! Whether the run judges saved counterexamples first: asked (options.replaySaved) and not a survey.
@@ -88,6 +89,7 @@ class RunSession {
   std::unique_ptr<EngineSource> source_;
   Judging judging_;
   std::vector<PlannedRow> rows_;
+  mutable props::FaultedCases faultedCases_;  // the rows' shrunk engine faults (runRow)
 };
 
 //! Runs every property on every carrier and prints the table; returns the exit status.

@@ -93,10 +93,12 @@ std::string saveFailure(RunRow& row, const EngineSource& source, std::uint64_t s
   if (!failure.shrinkerFault.empty())
     text += fmt::format("\ninternal error: shrinking {} on {} went wrong: {}; the case is shown and saved as generated\n",
                         row.property, carrier, failure.shrinkerFault);
-  text += fmt::format("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes):\n  {}\n{}", row.property,
+  text += fmt::format("\n{} failed on {} with engine {} (shrunk in {} step{} from {} to {} nodes{}):\n  {}\n{}", row.property,
                       carrier, engine, failure.shrinkSteps, failure.shrinkSteps == 1 ? "" : "s",
                       failure.original.value("nodes", nlohmann::json::array()).size(),
-                      failure.shrunk.value("nodes", nlohmann::json::array()).size(), failure.verdict.why, row.listing);
+                      failure.shrunk.value("nodes", nlohmann::json::array()).size(),
+                      failure.startedFrom.empty() ? "" : ", the first step to " + failure.startedFrom,
+                      failure.verdict.why, row.listing);
   std::string file = fmt::format("{}/{}-{}-{}.json", saveDir, row.property, carrier, seed);
   if (auto saved =
           saveCounterexample(file, failure.shrunk, failureObject<T>(row.property, source, seed, failure.verdict, judged))) {

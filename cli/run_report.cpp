@@ -104,6 +104,7 @@ std::string runReportJson(const RunReport& report) {
                           {"shrink_steps", f.shrinkSteps}, {"saved", row.savedFile},
                           {"positions", props::blamedPositions(f.verdict)}, {"case", f.shrunk}};
       if (!f.shrinkerFault.empty()) entry["failure"]["shrinker_fault"] = f.shrinkerFault;
+      if (!f.startedFrom.empty()) entry["failure"]["shrink_started_from"] = f.startedFrom;
     }
     if (report.survey) {
       json kinds = json::array();

@@ -131,6 +131,8 @@ struct Verdict {
   //! Values the engine gave under a deviation its profile declares (accuracy, docs/semantics.md
   //! §3.6), judged by the declaration instead of a budget.
   std::size_t underDeviation = 0;
+  //! The engine gave no result at all (it crashed, hung or threw: EngineFault); `why` says which.
+  bool engineFault = false;
   static Verdict pass() { return {}; }
   static Verdict fail(std::string why, std::set<std::size_t> blamed = {}) {
     Verdict v;

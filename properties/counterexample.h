@@ -18,6 +18,9 @@ struct Counterexample {
   std::size_t shrinkSteps = 0;
   Verdict verdict;
   std::string shrinkerFault;
+  //! Where shrinking started when not at `original` (its first step): empty, or what the case was —
+  //! "a case the engine faulted on in an earlier row" (properties/engines/faulted_cases.h).
+  std::string startedFrom;
 };
 
 }  // namespace tc::props

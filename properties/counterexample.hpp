@@ -37,14 +37,14 @@ Counterexample shrunkFailure(Check&& check, const gen::CaseOptions& options, nlo
     return stillFails;
   });
   auto original = [&](std::string fault, Verdict verdict) {
-    return Counterexample{doc, doc, 0, std::move(verdict), std::move(fault)};
+    return Counterexample{doc, doc, 0, std::move(verdict), std::move(fault), {}};
   };
   if (small.loaded.get() != accepted)
     return original("the shrinker returned a case its predicate did not accept", originalVerdict);
   Result<Case<T>> reread = parseCase<T>(small.doc.dump());
   Verdict rereadVerdict = reread ? check(*reread) : Verdict::pass();
   if (reread && !rereadVerdict.holds && same(*reread, rereadVerdict))
-    return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(rereadVerdict), {}};
+    return Counterexample{std::move(doc), std::move(small.doc), steps, std::move(rereadVerdict), {}, {}};
   Verdict again = check(*small.loaded);
   if (again.holds || !same(*small.loaded, again)) {
     Verdict changed = originalVerdict;

@@ -5,6 +5,7 @@
 #include "core/spec/exactness.h"
 #include "properties/compare.h"
 #include "properties/engines/engine.h"
+#include "properties/engines/faulted_cases.h"
 #include "properties/engines/profile.h"
 
 namespace tc::props {
@@ -14,6 +15,8 @@ namespace tc::props {
 //! engine and `profile` must outlive it. With `exactCasesOnly` (the exact domain of a user's graph,
 //! whose draws are not generated exact) the engine is judged only on cases of an IEEE carrier proven
 //! exact in every evaluation order; the others are skipped. An Engine<T> converts to one with the defaults.
+//! `faultedCases`, when set (by a run, for all its rows), is where a failure the engine faulted on
+//! starts shrinking if an earlier row's case faults on this row too, and where its result is kept.
 template <class T>
 struct EngineUnderTest {
   EngineUnderTest(const Engine<T>& engine, Policy policy = Policy::bits, const EngineProfile& profile = specProfile(),
@@ -26,6 +29,7 @@ struct EngineUnderTest {
   Policy policy;
   const EngineProfile* profile;
   bool exactCasesOnly;
+  FaultedCases* faultedCases = nullptr;
 };
 
 //! Why case `c` is outside the exact domain, or empty: a graph with an op the domain lacks names

@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <chrono>
+#include <optional>
 
 #include "core/ops/library.hpp"
 #include "generators/coverage.hpp"
@@ -42,7 +43,9 @@ Verdict checkCase(const NamedProperty<T>& property, const EngineUnderTest<T>& su
     withConventions.graph.conventions = subject.profile->conventions;
     return property.check(guardedSubject, withConventions);
   } catch (const EngineFault& fault) {
-    return Verdict::fail(fault.what());
+    Verdict faulted = Verdict::fail(fault.what());
+    faulted.engineFault = true;
+    return faulted;
   } catch (const UnsupportedCase& unsupported) {
     return Verdict::unsupportedOp(unsupported.what());
   }
@@ -83,10 +86,10 @@ Counterexample unloadableFailure(const nlohmann::json& doc, const Error& error) 
                          refusal.message);
   };
   std::optional<nlohmann::json> cone = gen::refusedNodeCone<T>(doc);
-  if (!cone) return Counterexample{doc, doc, 0, generatorFault(error), {}};
+  if (!cone) return Counterexample{doc, doc, 0, generatorFault(error), {}, {}};
   Result<Case<T>> again = caseFromJson<T>(*cone);  // refused: refusedNodeCone checked it
   const bool smaller = (*cone)["nodes"].size() < doc["nodes"].size() || (*cone)["inputs"].size() < doc["inputs"].size();
-  return Counterexample{doc, std::move(*cone), smaller ? 1u : 0u, generatorFault(again.error()), {}};
+  return Counterexample{doc, std::move(*cone), smaller ? 1u : 0u, generatorFault(again.error()), {}, {}};
 }
 
 inline std::string differenceOf(const Verdict& verdict) {
@@ -126,6 +129,51 @@ void tallyKind(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   run.kinds.push_back({op, in, difference, 1, shrunkFailure(property, subject, options, doc, loaded, sameKind, verdict)});
 }
 
+// A case an earlier row's engine fault was shrunk to that faults on this row too, with its verdict.
+template <class T>
+struct EarlierFault {
+  nlohmann::json doc;
+  Case<T> loaded;
+  Verdict verdict;
+};
+
+template <class T>
+std::optional<EarlierFault<T>> earlierFaultHere(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                                                const gen::CaseOptions& options) {
+  for (nlohmann::json& doc : subject.faultedCases->newestFirst()) {
+    Result<Case<T>> loaded = caseFromJson<T>(doc);  // another carrier's values may not be this one's
+    if (!loaded || !loaded->inputs || !gen::meetsOptions(*loaded, options)) continue;
+    Verdict verdict = checkCase(property, subject, *loaded);
+    if (!verdict.holds && verdict.engineFault) return EarlierFault<T>{std::move(doc), std::move(*loaded), std::move(verdict)};
+  }
+  return std::nullopt;
+}
+
+// The counterexample of a failing case (shrunkFailure). When the engine faulted on it and a case
+// an earlier row's fault was shrunk to faults here too, shrinking starts there (its first step):
+// each step of shrinking a hang waits out a timeout, and a row would otherwise take them all again.
+// What the engine faulted on is remembered for the rows after.
+template <class T>
+Counterexample shrunkRowFailure(const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
+                                const gen::CaseOptions& options, nlohmann::json doc, Case<T> loaded, Verdict verdict) {
+  auto any = [](const Case<T>&, const Verdict&) { return true; };
+  const bool remembers = verdict.engineFault && subject.faultedCases;
+  std::optional<EarlierFault<T>> earlier;
+  if (remembers) earlier = earlierFaultHere(property, subject, options);
+  Counterexample failure;
+  if (earlier) {
+    failure = shrunkFailure(property, subject, options, earlier->doc, std::move(earlier->loaded), any, earlier->verdict);
+    failure.original = std::move(doc);
+    failure.shrinkSteps += 1;
+    failure.startedFrom = "a case the engine faulted on in an earlier row";
+  } else {
+    failure = shrunkFailure(property, subject, options, std::move(doc), std::move(loaded), any, verdict);
+  }
+  if (remembers && failure.verdict.engineFault && failure.shrinkerFault.empty())
+    subject.faultedCases->remember(failure.shrunk);
+  return failure;
+}
+
 template <class T>
 void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineUnderTest<T>& subject,
                const gen::CaseOptions& options, gen::CoverageTally* coverage, bool survey, nlohmann::json doc,
@@ -144,7 +192,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   if (doc.is_null() && loaded) doc = caseToJson(*loaded);  // a case sourced loaded: its document, now it is needed
   if (!loaded || !loaded->inputs) {  // nothing the shrinker can take
     Counterexample failure =
-        loaded ? Counterexample{doc, doc, 0, std::move(verdict), {}} : unloadableFailure<T>(doc, loaded.error());
+        loaded ? Counterexample{doc, doc, 0, std::move(verdict), {}, {}} : unloadableFailure<T>(doc, loaded.error());
     if (!run.failure) run.failure = failure;
     if (survey && !knownKind(run, "-", "", "error")) run.kinds.push_back({"-", "", "error", 1, std::move(failure)});
     return;
@@ -157,8 +205,7 @@ void tallyCase(PropertyRun& run, const NamedProperty<T>& property, const EngineU
   // The row ends with this failure: the rest of its plan is not needed (an engine in another process
   // is told, and need not run it, nor hang on it again while the failure is shrunk).
   if (subject.engine.wantsPlans()) subject.engine.plan({});
-  run.failure = shrunkFailure(property, subject, options, std::move(doc), std::move(*loaded),
-                              [](const Case<T>&, const Verdict&) { return true; }, verdict);
+  run.failure = shrunkRowFailure(property, subject, options, std::move(doc), std::move(*loaded), std::move(verdict));
 }
 
 }  // namespace detail

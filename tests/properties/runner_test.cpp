@@ -355,6 +355,84 @@ TEST(Shrinking, ATrustedCounterexampleFailsAgainFromItsDocument) {
   EXPECT_FALSE(props::checkLoadedCase(*property, NudgingEngine(), *reread).holds);
 }
 
+// Gives no result for any graph with an exp node (as an engine that hangs on exp: a process engine
+// throws EngineFault on its timeout), counting those; the compiled engine otherwise.
+class FaultingOnExp final : public Engine<double> {
+ public:
+  std::string_view name() const override { return "faulting on exp"; }
+  Result<std::unique_ptr<const Execution<double>>> compile(const Graph<double>& graph, const Pack<double>& inputs,
+                                                           const Data<double>& data) const override {
+    if (std::ranges::any_of(graph.nodes, [](const Node<double>& n) { return n.op == OpKind::exp; })) {
+      ++faults;
+      throw EngineFault("no answer in 10 s");
+    }
+    return builtinEngine<double>("compiled").compile(graph, inputs, data);
+  }
+  mutable std::size_t faults = 0;
+};
+
+// Two rows on an engine that faults on exp; the faults each row cost, and its counterexample.
+struct TwoFaultingRows {
+  std::size_t firstFaults, secondFaults;
+  props::Counterexample first, second;
+};
+
+TwoFaultingRows twoFaultingRows(props::FaultedCases* memory) {
+  FaultingOnExp engine;
+  props::EngineUnderTest<double> subject(engine);
+  subject.faultedCases = memory;
+  TwoFaultingRows rows{};
+  props::PropertyRun first = props::runProperty(*props::findProperty<double>("compileChecked_context"), subject, {100, 1});
+  rows.firstFaults = engine.faults;
+  props::PropertyRun second =
+      props::runProperty(*props::findProperty<double>("compileChecked_backwardDenseFrom"), subject, {100, 1});
+  rows.secondFaults = engine.faults - rows.firstFaults;
+  if (first.failure) rows.first = *first.failure;
+  if (second.failure) rows.second = *second.failure;
+  return rows;
+}
+
+// Shrinking a hang waits out a timeout at every step: a row whose case faults starts from the case
+// an earlier row's fault shrank to, when that faults here too, and so takes fewer such steps.
+TEST(Shrinking, ARowWhoseCaseFaultsStartsFromTheCaseAnEarlierRowsFaultShrankTo) {
+  props::FaultedCases memory;
+  TwoFaultingRows remembered = twoFaultingRows(&memory);
+  ASSERT_TRUE(remembered.first.verdict.engineFault) << remembered.first.verdict.why;
+  ASSERT_TRUE(remembered.second.verdict.engineFault) << remembered.second.verdict.why;
+  EXPECT_EQ(remembered.first.startedFrom, "");
+  EXPECT_EQ(remembered.second.startedFrom, "a case the engine faulted on in an earlier row");
+  EXPECT_EQ(remembered.second.shrunk, remembered.first.shrunk);
+  EXPECT_NE(remembered.second.original, remembered.second.shrunk) << "the row's own case stays its original";
+  EXPECT_EQ(memory.newestFirst(), std::vector<nlohmann::json>{remembered.first.shrunk});
+  // Its own case, the earlier one, and the shrunk document read back: nothing else faults.
+  EXPECT_EQ(remembered.secondFaults, 3u);
+
+  TwoFaultingRows alone = twoFaultingRows(nullptr);
+  EXPECT_EQ(alone.second.startedFrom, "");
+  EXPECT_GT(alone.secondFaults, remembered.secondFaults) << "shrinking the row's own case faults at every step";
+  EXPECT_EQ(alone.first.shrunk, remembered.first.shrunk);
+}
+
+TEST(FaultedCases, KeepTheNewestFewOnceEach) {
+  props::FaultedCases memory;
+  for (int i = 0; i < 6; ++i) memory.remember(nlohmann::json{{"n", i}});
+  memory.remember(nlohmann::json{{"n", 3}});
+  EXPECT_EQ(memory.newestFirst(), (std::vector<nlohmann::json>{{{"n", 3}}, {{"n", 5}}, {{"n", 4}}, {{"n", 2}}}));
+  static_assert(props::FaultedCases::kKept == 4);
+}
+
+// A remembered case that passes on a later row is not where it starts.
+TEST(Shrinking, ACaseThatDoesNotFaultOnThisRowIsNotWhereItStarts) {
+  props::FaultedCases memory;
+  memory.remember(nlohmann::json::parse(R"({"tapecheck": 1, "inputs": [{"shape": [1]}],
+      "nodes": [{"op": "neg", "args": [0]}], "values": [["1"]]})"));
+  TwoFaultingRows rows = twoFaultingRows(&memory);
+  ASSERT_TRUE(rows.first.verdict.engineFault);
+  EXPECT_EQ(rows.first.startedFrom, "");
+  EXPECT_EQ(rows.second.startedFrom, "a case the engine faulted on in an earlier row");
+  EXPECT_EQ(memory.newestFirst().size(), 2u);
+}
+
 }  // namespace
 }  // namespace tc
 
