@@ -10,8 +10,9 @@
     check_engines.py TAPECHECK misbehaving-hang
                                                the scalar engine hanging on tanh (tests/engines/misbehaving_engine.py):
                                                the default verdict fails, each failure the hang shrunk to a
-                                               tanh node; one answer waited the whole --engine-timeout, and
-                                               the engine was started once (the hung requests cancelled)
+                                               tanh node, the rows after the first from the first's case; one
+                                               answer waited the whole --engine-timeout, and the engine was
+                                               started once (the hung requests cancelled)
     check_engines.py TAPECHECK misbehaving-crash
                                                the same engine crashing (SIGSEGV) on tanh: each failure is the
                                                crash, quoting the engine's stderr, and the engine was started
@@ -128,6 +129,10 @@ def misbehaving(binary, save, how):
         expect(why.startswith(reason), f"{row['property']} on {row['carrier']} failed otherwise: {why}")
         ops = [node["op"] for node in row["failure"]["case"].get("nodes", [])]
         expect(ops == ["tanh"], f"{row['property']} on {row['carrier']}: shrunk to {ops}, not to the tanh node")
+    # The fault is shrunk once: every later row starts from the case the first shrank to.
+    started = [row["failure"].get("shrink_started_from") for row in failed]
+    expect(started[0] is None and all(started[1:]),
+           f"the rows after the first did not start shrinking from its case: {started}")
     faults = re.findall(r"^# fault: (.*)$", log.read_text(), re.M)
     whole = [fault for fault in faults if fault.startswith("no answer in 30 s")]
     expect(len(whole) == (1 if how == "hang" else 0), f"{len(whole)} answers waited the whole timeout: {whole}")
