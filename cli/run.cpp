@@ -405,7 +405,7 @@ int runProperties(const RunOptions& options, const Program& program) {
     if (std::ranges::any_of(result.rows, [&](const RunRow& r) { return r.property == "accuracy" && r.carrier == carrier; }))
       withCarrier(carrier, [&]<class T>() {
         if constexpr (std::is_floating_point_v<T>)
-          for (const std::string& fault : props::accuracyWitnessFaults<T>()) result.accuracyOracleFaults.push_back(carrier + ": " + fault);
+          for (const std::string& fault : props::accuracyWitnessFaults<T>()) result.accuracyOracleFaults.push_back(fault);  // "add on double: ..."
         return 0;
       });
 

@@ -29,7 +29,8 @@ failure whose message is that row's part of tapecheck's output (why, the shrunk 
 and the `replay:` and `rerun:` commands), or for a row that compared nothing its reason. A last item,
 `coverage`, carries the run's coverage floors (failed when one is missed, skipped when no carrier ran the
 cases the floors are judged from); when the run judged counterexamples saved by earlier runs first (the
-failure database, docs/cli.md), an item `saved` fails when one of them fails again. So the engine starts once per session, also under `-k` or
+failure database, docs/cli.md), an item `saved` fails when one of them fails again; when tapecheck's checks of
+its own oracles fail in the run (coverage tags, accuracy witnesses), an item `self_check` fails with them. So the engine starts once per session, also under `-k` or
 `--collect-only`. A run that ends in a usage error or breaks off (exit status 2, an engine that never
 says hello, no report) is a collection error with tapecheck's own message. The items are named
 `conftest.py::tapecheck::PROPERTY[CARRIER]`; pytest's own --junitxml reports them.
@@ -261,6 +262,19 @@ def _saved_block(stdout):
     return "\n".join(lines[start:end])
 
 
+# What tapecheck checks of itself in a run (docs/semantics.md): the coverage tags against their corpus, the
+# accuracy oracle against its witnesses. A fault there is tapecheck's, and fails the run.
+SELF_CHECKS = (("coverage_tag_faults", "coverage tags wrong on {} (a fault in tapecheck's coverage tags: its floors "
+                                       "cannot be trusted)"),
+               ("accuracy_oracle_faults", "accuracy oracle wrong on {} (a fault in tapecheck's accuracy oracle: its "
+                                          "verdicts cannot be trusted)"))
+
+
+def _self_check_faults(report):
+    """The report's faults of tapecheck's own checks, as the run prints them."""
+    return [line.format(fault) for key, line in SELF_CHECKS for fault in report.get(key) or []]
+
+
 def _failure_blocks(stdout):
     """Each failing row's part of tapecheck's output, from `P failed on C with engine ...` to `rerun:`."""
     blocks, current, key = {}, None, None
@@ -313,9 +327,11 @@ class TapecheckRun(pytest.Collector):
                 f"{done.stderr.rstrip()}\n{done.stdout[-4000:].rstrip()}".rstrip())
         failed_rows = [r for r in report["results"] if r["result"] != "pass"]
         saved_failed = not (report.get("saved") or {}).get("passed", True)
-        if done.returncode == 1 and not failed_rows and not report.get("coverage_shortfalls") and not saved_failed:
+        if (done.returncode == 1 and not failed_rows and not report.get("coverage_shortfalls") and not saved_failed
+                and not _self_check_faults(report)):
             raise TapecheckError(f"{PLUGIN}: tapecheck failed (exit status 1) but its report names no failing row, "
-                                 f"coverage floor or saved counterexample: {command}\n{done.stderr}{done.stdout[-4000:]}")
+                                 f"coverage floor, saved counterexample or fault of its own: {command}\n"
+                                 f"{done.stderr}{done.stdout[-4000:]}")
         not_judged = [line for line in done.stdout.splitlines() if line.startswith("coverage floors not judged on ")]
         return RunOutcome(argv, self.spec.directory, report, _failure_blocks(done.stdout), not_judged,
                           _saved_block(done.stdout))
@@ -331,6 +347,8 @@ class TapecheckRun(pytest.Collector):
         saved = outcome.report.get("saved")
         if saved and (saved.get("cases") or saved.get("unreadable")):
             yield TapecheckSaved.from_parent(self, name="saved", outcome=outcome)
+        if _self_check_faults(outcome.report):
+            yield TapecheckSelfCheck.from_parent(self, name="self_check", outcome=outcome)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, TapecheckError):
@@ -417,6 +435,19 @@ class TapecheckCoverage(TapecheckItem):
         coverage = report.get("coverage", {})
         if coverage and all(len(c.get("floors_not_judged", [])) >= len(c.get("floors", {})) for c in coverage.values()):
             _skip("; ".join(self.outcome.not_judged))
+
+
+class TapecheckSelfCheck(TapecheckItem):
+    """tapecheck's checks of its own oracles in this run; made only when one failed: the verdict cannot be
+    trusted, whatever the rows say, and the fault is tapecheck's, not the engine's."""
+
+    def reportinfo(self):
+        return self.path, 0, "tapecheck's checks of itself"
+
+    def runtest(self):
+        faults = _self_check_faults(self.outcome.report)
+        raise TapecheckError(f"self_check FAILED: tapecheck's own checks failed in this run\n" + "\n".join(faults)
+                             + f"\n{self._where()}", faults[0])
 
 
 class TapecheckSaved(TapecheckItem):

@@ -4,7 +4,7 @@ Runs pytest in a child process, as a user would, and compares what it reports wi
 `run --json` reports for the same engine, seed, cases and options: one item per row, the correct engine's
 rows all pass, the planted bug's failing rows fail with their listing and replay command, --junitxml holds a
 testcase per row, a row that compared nothing is never a pass, a missed coverage floor fails the `coverage`
-item, the engine may come from the ini file, a missing engine is a usage error and an engine that does not
+item, a fault in tapecheck's own checks fails the `self_check` item, the engine may come from the ini file, a missing engine is a usage error and an engine that does not
 start a collection error.
 
 The tapecheck program is $TAPECHECK (ctest passes the build's own), else build/tapecheck.
@@ -48,6 +48,25 @@ serve(NeverCompares())
 '''
 
 
+# A tapecheck whose run finds the engine right but its own accuracy oracle and coverage tags wrong (as a
+# build with mutant 72 does): one passing row, the faults in the report, exit status 1.
+FAULTY_TAPECHECK = '''\
+import json
+import sys
+
+args = sys.argv[1:]
+row = {{"property": "accuracy", "carrier": "double", "domain": "default", "result": "pass", "cases": 100,
+        "compared": 100, "skipped": 0, "unsupported": 0, "policy": "values"}}
+report = {{"seed": 1, "cases_per_property": 100, "engine": "scalar", "results": [row], "coverage": {{}},
+          "coverage_shortfalls": [], "coverage_tag_faults": ["double: op add: tagged 'op sub'"],
+          "accuracy_oracle_faults": ["add on double: the forward about 1.5 budgets off (0.8) passes"]}}
+with open(args[args.index("--json") + 1], "w") as out:
+    json.dump(report, out)
+print("1 properties x carriers, 100 cases in 0.1 s, seed 1: all passed, coverage tags wrong, accuracy oracle wrong")
+sys.exit(1)
+'''
+
+
 def engine(*args: str) -> str:
     return shlex.join([sys.executable, str(SCALAR), *args])
 
@@ -55,7 +74,7 @@ def engine(*args: str) -> str:
 def environment(**extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("TAPECHECK_SEED", "TAPECHECK_CASES", "PYTEST_ADDOPTS")}
     # wide lines: pytest cuts its short summary (FAILED id - reason) to the terminal's width
-    env.update(TAPECHECK=TAPECHECK, PYTHONDONTWRITEBYTECODE="1", COLUMNS="1000", **extra)
+    env.update({"TAPECHECK": TAPECHECK, "PYTHONDONTWRITEBYTECODE": "1", "COLUMNS": "1000", **extra})
     return env
 
 
@@ -202,6 +221,22 @@ class PytestPluginTest(unittest.TestCase):
         self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
         self.assertIn("FAILED conftest.py::tapecheck::coverage", run.stdout)
         self.assertRegex(run.stdout, r"coverage below floor on rational: op add: 0\.0% of \d+ cases, floor 2%")
+
+    def test_a_fault_in_tapecheck_s_own_checks_fails_the_self_check_item(self):
+        # Not a collection error "names no failing row": an item of its own fails, with tapecheck's words.
+        faulty = self.tmp / "faulty_tapecheck.py"
+        faulty.write_text(FAULTY_TAPECHECK.format())
+        program = self.tmp / "tapecheck"
+        program.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(faulty))} \"$@\"\n")
+        program.chmod(0o755)
+        run = self.pytest("-v", "--tapecheck-engine", engine(), env=environment(TAPECHECK=str(program)))
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertIn("conftest.py::tapecheck::accuracy[double] PASSED", run.stdout)
+        self.assertIn("FAILED conftest.py::tapecheck::self_check - coverage tags wrong on double: op add: tagged 'op sub'",
+                      run.stdout)
+        self.assertIn("accuracy oracle wrong on add on double: the forward about 1.5 budgets off (0.8) passes (a fault "
+                      "in tapecheck's accuracy oracle: its verdicts cannot be trusted)", run.stdout)
+        self.assertNotIn("names no failing row", run.stdout)
 
     def test_a_missing_engine_command_is_a_usage_error(self):
         (self.tmp / "conftest.py").write_text(
