@@ -5,7 +5,7 @@
 #                                                       tapecheck run --engine-cmd "ADOLC_CHECK serve ..."
 #   check_adolc.sh ADOLC_CHECK TAPECHECK bug SEED       adolc-bug (sigmoid's slope from its input) fails
 #                                                       (exit 1), every counterexample of its JSON report
-#                                                       shrunk to at most 2 nodes
+#                                                       shrunk to at most 2 nodes, a sigmoid among them
 # It runs in a fresh temporary folder, where the failures are saved and then removed.
 set -euo pipefail
 adolc_check="$1" tapecheck="$2" check="$3" seed="$4"
@@ -40,13 +40,15 @@ case "$check" in
       echo "check_adolc: adolc-bug was not caught at seed $seed (exit $status, expected 1)" >&2
       exit 1
     fi
-    # The node count of every failure's shrunk counterexample, one per line.
+    # Every failure's row, node count and op list of its shrunk counterexample, one per line.
     nodes="$(/usr/bin/python3 -c '
-import json, sys
+import json
 report = json.load(open("report.json"))
 for row in report["results"]:
     if "failure" in row:
-        print(row["property"], row["carrier"], row["failure"]["nodes"])
+        failure = row["failure"]
+        ops = ",".join(node["op"] for node in failure["case"]["nodes"])
+        print(row["property"], row["carrier"], failure["nodes"], ops)
 ')"
     if [ -z "$nodes" ]; then
       cat out
@@ -56,6 +58,11 @@ for row in report["results"]:
     echo "$nodes"
     if echo "$nodes" | awk '$3 > 2 { bad = 1 } END { exit !bad }'; then
       echo "check_adolc: a counterexample of adolc-bug has more than 2 nodes" >&2
+      exit 1
+    fi
+    # Caught for the planted rule, not for something else.
+    if echo "$nodes" | grep -qv "sigmoid"; then
+      echo "check_adolc: a counterexample of adolc-bug has no sigmoid node" >&2
       exit 1
     fi
     ;;
