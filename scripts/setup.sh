@@ -6,7 +6,7 @@ packages=(g++ cmake make ninja-build librapidcheck-dev libgtest-dev libboost-dev
           libcli11-dev libfmt-dev libbenchmark-dev libtcmalloc-minimal4)
 # --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), check
 # PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
-# run the pytest plugin (python3-pytest),
+# run the pytest plugin (python3-pytest), check ADOL-C (libadolc-dev, for adapters/adolc),
 # and build the sanitized tests and the fuzzer with Clang 16 and its libFuzzer (scripts/sanitize.sh).
 # --torch: libtorch for the optional C++ PyTorch adapter (adapters/libtorch) and the bench comparison.
 # --test also installs Node.js (Debian's nodejs, and npm where no npm comes with it) and, with npm ci,
@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 javascript=false
 for option in "$@"; do
   case "$option" in
-    --test) packages+=(graphviz python3 python3-torch python3-pytest clang-16 libclang-rt-16-dev lld-16 nodejs)
+    --test) packages+=(graphviz python3 python3-torch python3-pytest libadolc-dev clang-16 libclang-rt-16-dev lld-16 nodejs)
             command -v npm >/dev/null || packages+=(npm)
             javascript=true ;;
     --torch) packages+=(libtorch-dev) ;;
