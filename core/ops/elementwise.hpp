@@ -52,6 +52,11 @@ struct OpBase {
   //! How many times an operation of `work` costs the accuracy oracle's enclosure of the op on
   //! intervals what a plain one does (core/graph/cost.h). Default: once.
   static constexpr double enclosureCost = 1;
+  //! In how many addends an engine may add each of the op's terms into a gradient: more than one
+  //! where a correct engine computes the op as another op that reads an argument twice (square as
+  //! x·x: two edges, ct·x added twice). Each addend is one more addition of the gradient's sum in
+  //! the accuracy budget. Default: one.
+  static constexpr std::size_t termAddends = 1;
   //! The share of the accuracy oracle's enclosure operations for the op (its forward, terms and
   //! their error bounds) that are folds of products in the dense kernels: those take the engine's
   //! values, points holding doubles, in double or as exact sums (kernels::foldProductsOfDoubles),
@@ -305,6 +310,10 @@ struct Neg : PointwiseUnary<Neg> {
 struct Square : PointwiseUnary<Square> {
   static constexpr std::string_view label = "square";
   static constexpr Requirement needs = Requirement::ring;
+  //! 2x·ct in one product (2x is exact), or ct·x twice from the two edges of x·x (each a product
+  //! rounded once, their sum u of half the term each: the same u of the term), which an engine that
+  //! records square as a product (ADOL-C, a tape of x*x) adds into x's gradient one after the other.
+  static constexpr std::size_t termAddends = 2;
   static int degree(std::span<const int> args) { return 2 * args[0]; }
   template <class T>
   static T apply(const T& x) { return x * x; }
@@ -522,6 +531,10 @@ struct Sqrt : PointwiseUnary<Sqrt> {
   }
   template <class T>
   static T apply(const T& x) { return Carrier<T>::sqrt(x); }
+  //! ct/(2y) or ct·0.5/y: one rounding (2y and 0.5·ct are exact); ct·(1/(2y)) (ADOL-C's) or
+  //! ct·(0.5/y): two, the reciprocal's and the product's. Nothing a term reads underflows or
+  //! overflows where terms are judged (within 2^±⌊emax/4⌋).
+  static constexpr std::size_t termRoundings = 2;
   template <class T>
   static void terms(const OpCall<T>&, const Tensor<T>& y, const Tensor<T>& ct, Terms<T>& out) {
     const T two = Carrier<T>::fromInt(2);

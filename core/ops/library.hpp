@@ -236,6 +236,11 @@ constexpr double enclosureCost(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::enclosureCost; });
 }
 
+//! In how many addends an engine may add each of the op's terms into a gradient (OpBase::termAddends).
+constexpr std::size_t termAddends(OpKind kind) {
+  return visitOp(kind, [](auto op) { return decltype(op)::termAddends; });
+}
+
 //! Whether the op needs transcendental functions, which cost many arithmetic operations each.
 constexpr bool isTranscendental(OpKind kind) {
   return visitOp(kind, [](auto op) { return decltype(op)::needs == Requirement::transcendental; });

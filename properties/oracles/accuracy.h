@@ -301,6 +301,7 @@ class AccuracyJudge {
     std::vector<bool> mayUnderflow;
     std::vector<std::size_t> users;
     std::size_t terms = 0;
+    std::size_t addends = 0;  // the terms' addends: more than the terms where one may arrive in parts
     bool seeded = false;
     bool blocked = false;
   };
@@ -327,10 +328,11 @@ class AccuracyJudge {
         for (auto& error : terms.error)
           for (Interval& e : error.value.values) e = e + e;
       for (std::size_t t = 0; t < terms.terms.size(); ++t)
-        addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value));
+        addTerm(sums[node.args[terms.terms[t].arg]], k, std::move(terms.terms[t].value), std::move(terms.error[t].value),
+                ops::termAddends(node.op));
     }
     for (GradientSum& sum : sums) {
-      const std::size_t additions = sum.terms + (sum.seeded ? 1 : 0);
+      const std::size_t additions = sum.addends + (sum.seeded ? 1 : 0);
       if (additions < 2) continue;
       const Interval gamma = model_.gamma(Carrier<Interval>::fromInt(static_cast<std::int64_t>(additions - 1)));
       for (std::size_t i = 0; i < sum.bound.size(); ++i) sum.bound[i] = sum.bound[i] + gamma * sum.magnitude[i];
@@ -463,9 +465,10 @@ class AccuracyJudge {
       for (std::size_t i = 0; i < sum.magnitude.size(); ++i) sum.magnitude[i] = sum.magnitude[i] + sum.bound[i];
   }
 
-  // Adds a term and its error bound to the sum. Where the sum still holds +0, 0 + x is x itself
-  // (storage equality), so the first term's tensors are taken as they are.
-  void addTerm(GradientSum& sum, std::size_t k, Tensor<Interval> term, Tensor<Interval> error) const {
+  // Adds a term and its error bound to the sum, as `addends` addends of an engine's sum (their
+  // magnitudes add up to the term's). Where the sum still holds +0, 0 + x is x itself (storage
+  // equality), so the first term's tensors are taken as they are.
+  void addTerm(GradientSum& sum, std::size_t k, Tensor<Interval> term, Tensor<Interval> error, std::size_t addends) const {
     if (sum.blocked || term.shape != sum.shape) {
       sum.blocked = true;
       return;
@@ -484,6 +487,9 @@ class AccuracyJudge {
     if (boundStarts) sum.bound = std::move(error);
     if (std::find(sum.users.begin(), sum.users.end(), k) == sum.users.end()) sum.users.push_back(k);
     ++sum.terms;
+    sum.addends += addends;
+    // A first term in parts is already a sum of two or more: its magnitude, as a second addend makes it.
+    if (addends > 1 && sum.magnitude.values.empty()) startMagnitude(sum);
   }
 
   std::string labelAt(std::size_t k) const { return ops::nodeLabel(c_.graph.nodeAt(k).op, c_.graph.nodeAt(k).attrs); }

@@ -327,7 +327,13 @@ void witnessesOf(const std::string& op, const std::string& body, std::vector<std
         if (terms.terms[j].arg == slot) t = j;
       if (!t) return faults.push_back(where + ": no exact term for argument " + std::to_string(slot));
       const F reference = spec::backpropAllCtx(c.graph, *context, c.data, c.seeds)[p][0];
-      term = straddle<F>(terms.terms[*t].value[0], upperOf(terms.error[*t].value[0]), reference);
+      // The position's budget: the term's, and where the term may arrive in parts (square as x·x),
+      // γ of adding them on the term's magnitude (the seed there is 0, no addend).
+      Interval budget = terms.error[*t].value[0];
+      if (const std::size_t parts = ops::termAddends(kind); parts > 1)
+        budget = budget + model.gamma(Carrier<Interval>::fromInt(static_cast<std::int64_t>(parts - 1))) *
+                              (Carrier<Interval>::abs(terms.terms[*t].value[0]) + budget);
+      term = straddle<F>(terms.terms[*t].value[0], upperOf(budget), reference);
       if (term) break;
     }
     if (!term) {

@@ -308,7 +308,7 @@ std::vector<OpUnderTest<F>> opsUnderTest() {
     op.formulas = {{"ct/x", true, [](const Draw<F>& d, const Libm<F>& m) { return Computed<F>{m.log(d.a), {d.ct / d.a}}; }}};
     ops.push_back(std::move(op));
   }
-  {  // sqrt: term ct/(2y)
+  {  // sqrt: term ct/(2y), or ct·(1/(2y))
     OpUnderTest<F> op;
     op.kind = OpKind::sqrt;
     op.exact = [](LD a, LD) { return std::sqrt(a); };
@@ -321,6 +321,9 @@ std::vector<OpUnderTest<F>> opsUnderTest() {
     op.formulas = {
         {"ct/(2y)", false, [](const Draw<F>& d, const Libm<F>&) { F r = std::sqrt(d.a); return Computed<F>{r, {d.ct / (2 * r)}}; }},
         {"ct*0.5/y", false, [](const Draw<F>& d, const Libm<F>&) { F r = std::sqrt(d.a); return Computed<F>{r, {d.ct * F(0.5) / r}}; }},
+        // ADOL-C's: the reciprocal first, then the product (two roundings)
+        {"ct*(1/(2y))", false, [](const Draw<F>& d, const Libm<F>&) { F r = std::sqrt(d.a); return Computed<F>{r, {d.ct * (F(1) / (2 * r))}}; }},
+        {"ct*(0.5/y)", false, [](const Draw<F>& d, const Libm<F>&) { F r = std::sqrt(d.a); return Computed<F>{r, {d.ct * (F(0.5) / r)}}; }},
     };
     ops.push_back(std::move(op));
   }
