@@ -163,12 +163,15 @@ Counterexample shrunkRowFailure(const NamedProperty<T>& property, const EngineUn
   Counterexample failure;
   if (earlier) {
     failure = shrunkFailure(property, subject, options, earlier->doc, std::move(earlier->loaded), any, earlier->verdict);
-    failure.original = std::move(doc);
-    failure.shrinkSteps += 1;
-    failure.startedFrom = "a case the engine faulted on in an earlier row";
-  } else {
-    failure = shrunkFailure(property, subject, options, std::move(doc), std::move(loaded), any, verdict);
+    if (failure.shrinkerFault.empty()) {
+      failure.original = std::move(doc);
+      failure.shrinkSteps += 1;
+      failure.startedFrom = "a case the engine faulted on in an earlier row";
+    } else {
+      earlier.reset();  // what went wrong is reported on the row's own case, as generated
+    }
   }
+  if (!earlier) failure = shrunkFailure(property, subject, options, std::move(doc), std::move(loaded), any, verdict);
   if (remembers && failure.verdict.engineFault && failure.shrinkerFault.empty())
     subject.faultedCases->remember(failure.shrunk);
   return failure;
