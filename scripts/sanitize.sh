@@ -40,7 +40,9 @@
 # - tests that build examples/engine against the installed package (ExternalExample.*,
 #   ReadmeExamples.minigrad-bug): the example is compiled without the sanitizers and cannot link
 #   the sanitized library;
-# - the libtorch adapter: libtorch is not built with the sanitizers;
+# - the libtorch and ADOL-C adapters: neither library is built with the sanitizers (the ADOL-C adapter's
+#   own tests passed under AddressSanitizer, UBSan and LeakSanitizer when it was written; left out here
+#   for the test command's time);
 # - the Python and JavaScript engines and the examples of the README and docs/ (PythonEngines.*, IndependentEngine.*,
 #   JsEngines.*, ReadmeExamples.*): they run Python, PyTorch and Node, which are not sanitized, and repeat
 #   through the command line what tests/cli runs; the ordinary build's ctest runs them.
@@ -48,7 +50,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/configure.sh build-sanitize -DCMAKE_CXX_COMPILER=clang++-16 -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DTAPECHECK_SANITIZE=ON -DTAPECHECK_FUZZ=ON \
-  -DTAPECHECK_LIBTORCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
+  -DTAPECHECK_LIBTORCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Torch=ON -DTAPECHECK_ADOLC=OFF -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
 if [ "${1:-}" = "--build-only" ]; then
   if [ "${2:-}" = "--target" ]; then
     cmake --build build-sanitize -j "$(nproc)" --target "${@:3}"
