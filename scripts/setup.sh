@@ -3,7 +3,8 @@
 # everything is present it changes nothing and needs no network.
 set -euo pipefail
 packages=(g++ cmake make ninja-build librapidcheck-dev libgtest-dev libboost-dev libgmp-dev libmpfi-dev nlohmann-json3-dev
-          libcli11-dev libfmt-dev libbenchmark-dev libtcmalloc-minimal4)
+          libcli11-dev libfmt-dev libbenchmark-dev libtcmalloc-minimal4 mold)
+# mold links the build's ~60 programs about 3x faster than GNU ld (CMakeLists.txt, TAPECHECK_FAST_LINKER).
 # --test: the tests also render DOT pictures (graphviz), parse JUnit XML (python3), check
 # PyTorch through the engine protocol (python3-torch, which installs into Debian's /usr/bin/python3),
 # run the pytest plugin (python3-pytest), check ADOL-C (libadolc-dev, for adapters/adolc),

@@ -617,11 +617,7 @@ Result<std::unique_ptr<const tc::Execution<double>>> Engine::compile(const Graph
 }
 
 const EngineProfile& profile() {
-  static const EngineProfile parsed = [] {
-    auto read = profileFromJson(nlohmann::json::parse(kProfileJson));
-    if (!read) throw std::logic_error("the ADOL-C profile does not read: " + read.error().message);
-    return std::move(*read);
-  }();
+  static const EngineProfile parsed = builtInProfile("ADOL-C", kProfileJson);
   return parsed;
 }
 

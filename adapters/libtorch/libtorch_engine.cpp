@@ -288,11 +288,7 @@ template class Engine<double>;
 template class Engine<float>;
 
 const EngineProfile& profile() {
-  static const EngineProfile parsed = [] {
-    auto read = profileFromJson(nlohmann::json::parse(kProfileJson));
-    if (!read) throw std::logic_error("the libtorch profile does not read: " + read.error().message);
-    return std::move(*read);
-  }();
+  static const EngineProfile parsed = builtInProfile("libtorch", kProfileJson);
   return parsed;
 }
 

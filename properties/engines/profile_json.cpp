@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <stdexcept>
+
 #include "core/carriers/dispatch.h"
 #include "core/carriers/literal.h"
 #include "core/ops/library.hpp"
@@ -164,6 +166,12 @@ constexpr std::string_view kZeroSign[] = {"spec", "unspecified"};
 constexpr std::string_view kNan[] = {"spec", "propagate"};
 
 }  // namespace
+
+EngineProfile builtInProfile(std::string_view owner, std::string_view jsonText) {
+  auto read = profileFromJson(json::parse(jsonText));
+  if (!read) throw std::logic_error(fmt::format("the {} profile does not read: {}", owner, read.error().message));
+  return std::move(*read);
+}
 
 Result<EngineProfile> profileFromJson(const json& in) {
   if (!in.is_object()) return fail("a profile must be a JSON object, got " + in.dump());

@@ -3,6 +3,8 @@
 // command line (`--profile FILE`) — declares what it supports and which conventions it follows.
 #include <nlohmann/json.hpp>
 
+#include <string_view>
+
 #include "core/support/result.h"
 #include "properties/engines/profile.h"
 
@@ -18,5 +20,9 @@ Result<EngineProfile> profileFromJson(const nlohmann::json& json);
 //! The profile as JSON that profileFromJson reads back to an equal profile; conventions at the
 //! specification's choice are written too, so the file says everything.
 nlohmann::json profileToJson(const EngineProfile& profile);
+
+//! The profile an adapter compiles in as JSON text, read once: `owner` names the adapter in the
+//! error. A profile that does not read is the adapter's bug, so it throws std::logic_error.
+EngineProfile builtInProfile(std::string_view owner, std::string_view jsonText);
 
 }  // namespace tc

@@ -2,6 +2,9 @@
 // error naming the key.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "properties/engines/profile_json.h"
 
 namespace tc {
@@ -25,6 +28,20 @@ TEST(ProfileJson, ReadsEveryKey) {
   EXPECT_EQ(profile->conventions.kinkOf(OpKind::relu), 0);
   EXPECT_TRUE(profile->conventions.nanPropagates);
   EXPECT_FALSE(profile->kinkConventionsDeclared);
+}
+
+TEST(ProfileJson, ABuiltInProfileReadsOnceOrIsTheAdaptersBugNamingIt) {
+  const EngineProfile read = builtInProfile("ADOL-C", R"({"name": "adolc", "carriers": ["double"], "zero_sign": "unspecified"})");
+  EXPECT_EQ(read.name, "adolc");
+  EXPECT_EQ(read.carriers, (std::vector<std::string>{"double"}));
+  EXPECT_EQ(read.zeroSign, ZeroSign::unspecified);
+  try {
+    builtInProfile("ADOL-C", R"({"name": "adolc", "carriers": ["quad"]})");
+    ADD_FAILURE() << "a profile naming no known carrier was read";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the ADOL-C profile does not read: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("quad"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ProfileJson, AnEmptyObjectIsTheSpecificationsProfileWithoutTheIntervalCarrier) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <bit>
 
 #include "core/carriers/carrier.h"
@@ -54,6 +55,31 @@ TEST(Carriers, ModPReadsFractionsAndRejectsDenominatorsDivisibleByP) {
   auto bad = parseValue<ModP>("1/2305843009213693951");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, "'1/2305843009213693951': denominator is divisible by 2^61-1");
+}
+
+TEST(Carriers, AValueReadAgainIsTheValueReadFirstAndAMistakeStaysOne) {
+  // Twice each: the second read may be the remembered one, and must be what the text says.
+  for (int pass = 0; pass < 2; ++pass) {
+    EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("-6/8")), "-3/4") << "pass " << pass;
+    EXPECT_EQ(*parseValue<ModP>("-1/2"), -(ModP::fromInt(1) / ModP::fromInt(2))) << "pass " << pass;
+    EXPECT_EQ(Carrier<Interval>::format(*parseValue<Interval>("1/3")), Carrier<Interval>::format(*detail::readValue<Interval>("1/3")))
+        << "pass " << pass;
+    auto bad = parseValue<ModP>("1/2305843009213693951");
+    ASSERT_FALSE(bad) << "pass " << pass;
+    EXPECT_NE(bad.error().message.find("divisible"), std::string::npos) << bad.error().message;
+  }
+}
+
+TEST(Carriers, ReadValuesRemembersByTextAndStartsAgainWhenFull) {
+  detail::ReadValues<Rational> read;
+  EXPECT_EQ(read.find("1/2"), nullptr);
+  read.remember("1/2", Rational(1, 2));
+  ASSERT_NE(read.find("1/2"), nullptr);
+  EXPECT_EQ(*read.find("1/2"), Rational(1, 2));
+  EXPECT_EQ(read.find("2/4"), nullptr) << "by the text, not by the value";
+  for (std::size_t i = 0; i < detail::ReadValues<Rational>::kKept; ++i) read.remember(std::to_string(i), Rational(static_cast<long>(i)));
+  EXPECT_EQ(read.find("1/2"), nullptr) << "the first values are forgotten once kKept are kept";
+  EXPECT_NE(read.find(std::to_string(detail::ReadValues<Rational>::kKept - 1)), nullptr);
 }
 
 TEST(Carriers, ExactValuesPrintCanonically) {
