@@ -12,12 +12,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "core/carriers/interval.h"
 #include "core/carriers/literal.h"
 #include "core/carriers/modp.h"
 #include "core/carriers/rational.h"
+#include "core/support/remembered.h"
 #include "core/support/result.h"
 #include "core/support/text.h"
 
@@ -273,32 +273,6 @@ Result<T> readValue(std::string_view text) {
   return value;
 }
 
-//! The values of carrier T this thread has read, by their text (at most kKept; then it starts
-//! again). Reading is a pure function of the text, so a value remembered is the value read. Why:
-//! the shrinker loads every candidate of a case, and each repeats nearly all its parent's values;
-//! an interval's text is rounded out through MPFR every time, and the interval rows of the
-//! shrinker's own check spent most of their time there (bench/RESULTS.md, "Values read once").
-template <class T>
-class ReadValues {
- public:
-  static constexpr std::size_t kKept = 1 << 14;
-  const T* find(std::string_view text) const {
-    auto at = values_.find(text);
-    return at == values_.end() ? nullptr : &at->second;
-  }
-  void remember(std::string_view text, const T& value) {
-    if (values_.size() >= kKept) values_.clear();
-    values_.emplace(std::string(text), value);
-  }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
-  std::unordered_map<std::string, T, Hash, std::equal_to<>> values_;
-};
-
 }  // namespace detail
 
 //! Reads a value written in a file for carrier T. IEEE values are read from the text each time
@@ -308,7 +282,11 @@ Result<T> parseValue(std::string_view text) {
   if constexpr (std::is_floating_point_v<T>) {
     return detail::readValue<T>(text);
   } else {
-    thread_local detail::ReadValues<T> read;
+    // Remembered by their text: the shrinker loads every candidate of a case, and each repeats nearly
+    // all its parent's values; an interval's text is rounded out through MPFR every time, and the
+    // interval rows of the shrinker's own check spent most of their time there (bench/RESULTS.md,
+    // "Values read once").
+    thread_local detail::Remembered<T> read;
     if (const T* known = read.find(text)) return *known;
     Result<T> value = detail::readValue<T>(text);
     if (value) read.remember(text, *value);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/carriers/literal.h"
+#include "core/support/remembered.h"
 #include "core/support/mutants.h"
 #include "core/support/text.h"
 
@@ -36,11 +37,9 @@ std::string mpfrText(const char* format, Args... args) {
   return text;
 }
 
-// An endpoint's exact text: its fraction when that is short (integers, small dyadic values),
-// else a hex float, which is exact for every binary endpoint.
-std::string formatEndpoint(mpfr_srcptr x) {
-  if (mpfr_zero_p(x)) return "0";
-  if (mpfr_inf_p(x)) return mpfr_sgn(x) > 0 ? "inf" : "-inf";
+// A finite endpoint's exact text, every time from its value: its fraction when that is short
+// (integers, small dyadic values), else a hex float, which is exact for every binary endpoint.
+std::string writeEndpoint(mpfr_srcptr x) {
   // Beyond 2^±81 the numerator or the denominator has more than 24 digits: no exact rational to
   // build (at up to 2^30000, one of 9,000 digits) only to throw it away.
   if (std::labs(mpfr_get_exp(x)) > 81) return mpfrText("%Ra", x);
@@ -49,6 +48,37 @@ std::string formatEndpoint(mpfr_srcptr x) {
   std::string fraction = formatRational(q);
   if (fraction.size() <= 24) return fraction;
   return mpfrText("%Ra", x);
+}
+
+// What makes a regular endpoint the number it is: its precision, sign, exponent and significand (whose
+// bits beyond the precision MPFR keeps 0), as bytes.
+std::string endpointKey(mpfr_srcptr x) {
+  const mpfr_prec_t precision = mpfr_get_prec(x);
+  const int sign = mpfr_signbit(x) ? 1 : 0;
+  const mpfr_exp_t exponent = mpfr_get_exp(x);
+  std::string key;
+  auto append = [&](const void* bytes, std::size_t size) { key.append(static_cast<const char*>(bytes), size); };
+  append(&precision, sizeof precision);
+  append(&sign, sizeof sign);
+  append(&exponent, sizeof exponent);
+  append(mpfr_custom_get_significand(x), mpfr_custom_get_size(precision));
+  return key;
+}
+
+// An endpoint's text, remembered per thread: a case's document is written again for every candidate
+// the shrinker tries, and each repeats nearly all its parent's values; turning an endpoint into an
+// exact fraction was a third of the interval rows of the shrinker's own check (bench/RESULTS.md,
+// "Intervals written once").
+std::string formatEndpoint(mpfr_srcptr x) {
+  if (mpfr_zero_p(x)) return "0";
+  if (mpfr_inf_p(x)) return mpfr_sgn(x) > 0 ? "inf" : "-inf";
+  if (mpfr_nan_p(x)) return writeEndpoint(x);  // never made (see compareEndpoints); no key to remember it by
+  thread_local detail::Remembered<std::string> written;
+  const std::string key = endpointKey(x);
+  if (const std::string* known = written.find(key)) return *known;
+  std::string text = writeEndpoint(x);
+  written.remember(key, text);
+  return text;
 }
 
 Result<Rational> finiteValue(std::string_view text) {

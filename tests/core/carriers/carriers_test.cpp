@@ -70,18 +70,6 @@ TEST(Carriers, AValueReadAgainIsTheValueReadFirstAndAMistakeStaysOne) {
   }
 }
 
-TEST(Carriers, ReadValuesRemembersByTextAndStartsAgainWhenFull) {
-  detail::ReadValues<Rational> read;
-  EXPECT_EQ(read.find("1/2"), nullptr);
-  read.remember("1/2", Rational(1, 2));
-  ASSERT_NE(read.find("1/2"), nullptr);
-  EXPECT_EQ(*read.find("1/2"), Rational(1, 2));
-  EXPECT_EQ(read.find("2/4"), nullptr) << "by the text, not by the value";
-  for (std::size_t i = 0; i < detail::ReadValues<Rational>::kKept; ++i) read.remember(std::to_string(i), Rational(static_cast<long>(i)));
-  EXPECT_EQ(read.find("1/2"), nullptr) << "the first values are forgotten once kKept are kept";
-  EXPECT_NE(read.find(std::to_string(detail::ReadValues<Rational>::kKept - 1)), nullptr);
-}
-
 TEST(Carriers, ExactValuesPrintCanonically) {
   EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("-6/8")), "-3/4");
   EXPECT_EQ(Carrier<Rational>::format(*parseValue<Rational>("2.50")), "5/2");

@@ -119,6 +119,34 @@ TEST(IntervalCarrier, ATextReadAgainGivesWhatItGaveTheFirstTime) {
   }
 }
 
+// formatInterval keeps the endpoints it wrote lately (the shrinker writes a case again for every
+// candidate): an endpoint written again, past the point where the memory starts over, is the text it
+// had the first time; endpoints that differ only in sign, exponent or the last bit are written apart.
+TEST(IntervalCarrier, AnEndpointWrittenAgainIsTheTextWrittenTheFirstTime) {
+  const Rational lastBit = q("0x1p-256");  // endpoints of 257 bits
+  auto point = [](const Rational& v) { return formatInterval(enclose(v, v)); };
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(point(Rational(1, 2)), "[1/2, 1/2]") << "round " << round;
+    EXPECT_EQ(point(Rational(-1, 2)), "[-1/2, -1/2]") << "round " << round;
+    EXPECT_EQ(point(Rational(1)), "[1, 1]") << "round " << round;
+    const std::string nextToOne = point(1 + lastBit);
+    EXPECT_NE(nextToOne, "[1, 1]") << "round " << round;
+    EXPECT_TRUE(parseInterval(nextToOne).value() == enclose(1 + lastBit, 1 + lastBit)) << nextToOne;
+  }
+  std::vector<std::string> first;
+  for (int round = 0; round < 2; ++round)
+    for (int i = 1; i <= 40'000; ++i) {
+      const Interval x = enclose(Rational(i) / 7, Rational(i));
+      const std::string text = formatInterval(x);
+      if (round == 0) {
+        ASSERT_TRUE(parseInterval(text).value() == x) << text << " does not read back";
+        first.push_back(text);
+      } else {
+        ASSERT_EQ(text, first[i - 1]) << "written again in round " << round;
+      }
+    }
+}
+
 TEST(IntervalCarrier, ZeroAndPositivityAreJudgedOnEveryPoint) {
   EXPECT_FALSE(certainlyNonzero(read("[-1, 1]")));
   EXPECT_FALSE(certainlyNonzero(read("[0, 1]")));

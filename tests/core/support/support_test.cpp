@@ -1,8 +1,10 @@
-// core/support: user text in one-line messages (escape, quote) and errors as values (fail, within).
+// core/support: user text in one-line messages (escape, quote), errors as values (fail, within) and
+// values remembered by a text key (Remembered).
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "core/support/remembered.h"
 #include "core/support/result.h"
 #include "core/support/text.h"
 
@@ -112,6 +114,20 @@ TEST(Result, WithinPrefixesErrorsAndPassesValuesThrough) {
 
   EXPECT_TRUE(within("anywhere", Result<void>{}).has_value());
   EXPECT_EQ(within("values", Result<void>(fail("missing"))).error().message, "values: missing");
+}
+
+TEST(Remembered, FindsByTheKeyAndStartsAgainWhenFull) {
+  detail::Remembered<int> kept;
+  EXPECT_EQ(kept.find("1/2"), nullptr);
+  kept.remember("1/2", 12);
+  ASSERT_NE(kept.find("1/2"), nullptr);
+  EXPECT_EQ(*kept.find("1/2"), 12);
+  EXPECT_EQ(kept.find("2/4"), nullptr) << "by the key, not by what it means";
+  for (std::size_t i = 0; i < detail::Remembered<int>::kKept; ++i) kept.remember(std::to_string(i), static_cast<int>(i));
+  EXPECT_EQ(kept.find("1/2"), nullptr) << "the first values are forgotten once kKept are kept";
+  ASSERT_NE(kept.find(std::to_string(detail::Remembered<int>::kKept - 1)), nullptr);
+  EXPECT_EQ(*kept.find(std::to_string(detail::Remembered<int>::kKept - 1)), static_cast<int>(detail::Remembered<int>::kKept - 1));
+  EXPECT_LE(kept.size(), detail::Remembered<int>::kKept);
 }
 
 }  // namespace
