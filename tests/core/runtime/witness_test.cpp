@@ -5,23 +5,18 @@
 
 #include "core/graph/builder.h"
 #include "tests/core/runtime/engines.h"
+#include "tests/support/hand_made.h"
 
 namespace tc {
 namespace {
 
 using testing::expectGradientOnEveryEngine;
+using testing::scaleBy;
 
 template <class F>
 class Witness : public ::testing::Test {};
 using IeeeCarriers = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(Witness, IeeeCarriers);
-
-template <class F>
-Attrs<F> scaleBy(F c) {
-  Attrs<F> attrs;
-  attrs.c = c;
-  return attrs;
-}
 
 TYPED_TEST(Witness, BranchOrder) {
   using F = TypeParam;

@@ -12,9 +12,15 @@
 #include "core/ops/opaque.h"
 #include "core/spec/exactness.h"
 #include "core/spec/reference.h"
+#include "tests/support/hand_made.h"
 
 namespace tc {
 namespace {
+
+using testing::builderFor;
+using testing::scalarOf;
+using testing::seedAt;
+using testing::tensorOf;
 
 template <class T>
 class ExactDomain : public ::testing::Test {
@@ -28,30 +34,6 @@ TYPED_TEST_SUITE(ExactDomain, IeeeCarriers);
 template <class T>
 T pow2(int k) {
   return std::ldexp(T(1), k);
-}
-
-template <class T>
-Tensor<T> tensorOf(Shape shape, std::vector<T> values) {
-  return Tensor<T>(std::move(shape), std::move(values));
-}
-
-template <class T>
-Tensor<T> scalarOf(T value) {
-  return tensorOf<T>({}, {value});
-}
-
-template <class T>
-GraphBuilder<T> builderFor(std::vector<Shape> inputs) {
-  return *GraphBuilder<T>::create(std::move(inputs));
-}
-
-// A seed pack of zeros with `seed` at `position`.
-template <class T>
-Pack<T> seedAt(const Graph<T>& graph, std::size_t position, const Tensor<T>& seed) {
-  Pack<T> pack;
-  for (std::size_t q = 0; q < graph.positionCount(); ++q) pack.push_back(Tensor<T>::filled(graph.shapeAt(q), T(0)));
-  pack[position] = seed;
-  return pack;
 }
 
 // The last position seeded with ones.

@@ -10,35 +10,15 @@
 
 #include "core/graph/builder.h"
 #include "core/spec/reference.h"
+#include "tests/support/hand_made.h"
 
 namespace tc {
 namespace {
 
-template <class T>
-Tensor<T> tensorOf(Shape shape, std::vector<T> values) {
-  return Tensor<T>(std::move(shape), std::move(values));
-}
-
-template <class T>
-Attrs<T> scaleBy(T c) {
-  Attrs<T> attrs;
-  attrs.c = c;
-  return attrs;
-}
-
-// A seed pack of zeros with `seed` at `position`.
-template <class T>
-Pack<T> seedAt(const Graph<T>& graph, std::size_t position, const Tensor<T>& seed) {
-  Pack<T> pack;
-  for (std::size_t p = 0; p < graph.positionCount(); ++p) pack.push_back(Tensor<T>::filled(graph.shapeAt(p), T(0)));
-  pack[position] = seed;
-  return pack;
-}
-
-template <class T>
-GraphBuilder<T> builderFor(std::vector<Shape> inputs) {
-  return *GraphBuilder<T>::create(std::move(inputs));
-}
+using testing::builderFor;
+using testing::scaleBy;
+using testing::seedAt;
+using testing::tensorOf;
 
 template <class F>
 std::uint32_t bits(F x) {
