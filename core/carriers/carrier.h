@@ -276,15 +276,15 @@ Result<T> readValue(std::string_view text) {
 }  // namespace detail
 
 //! Reads a value written in a file for carrier T. IEEE values are read from the text each time
-//! (a direct conversion); the others, whose reading is exact arithmetic, are remembered per thread.
+//! (a direct conversion); a carrier with its own `parse` remembers its readings there (intervals:
+//! parseInterval); the others, whose reading is exact arithmetic, are remembered here per thread.
 template <class T>
 Result<T> parseValue(std::string_view text) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<T> || requires { Carrier<T>::parse(text); }) {
     return detail::readValue<T>(text);
   } else {
     // Remembered by their text: the shrinker loads every candidate of a case, and each repeats nearly
-    // all its parent's values; an interval's text is rounded out through MPFR every time, and the
-    // interval rows of the shrinker's own check spent most of their time there (bench/RESULTS.md,
+    // all its parent's values; reading them again was 30% of the shrinker's own check (bench/RESULTS.md,
     // "Values read once").
     thread_local detail::Remembered<T> read;
     if (const T* known = read.find(text)) return *known;

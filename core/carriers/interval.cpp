@@ -6,11 +6,10 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "core/carriers/literal.h"
-#include "core/support/remembered.h"
 #include "core/support/mutants.h"
+#include "core/support/remembered.h"
 #include "core/support/text.h"
 
 namespace tc {
@@ -213,26 +212,18 @@ Result<Interval> parseIntervalText(std::string_view text) {
   return encloseInRange(*lo, *hi, text);
 }
 
-//! What parseIntervalText made of each text lately, per thread. A text's reading depends on the text
-//! alone, and the shrinker and the file checks read the same values over and over (each candidate
-//! of a case holds nearly all of its values): the exact rationals and their enclosures were half of
-//! an interval run's time. At kParsedTextsKept texts it starts again, so its memory stays bounded.
-struct ParsedTexts {
-  static constexpr std::size_t kParsedTextsKept = 1 << 14;
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-  };
-  std::unordered_map<std::string, Result<Interval>, Hash, std::equal_to<>> readings;
-};
-
 }  // namespace
 
+// What parseIntervalText made of each text lately (refusals too), per thread. A text's reading depends on
+// the text alone, and the shrinker and the file checks read the same values over and over (each
+// candidate of a case holds nearly all of its values): the exact rationals and their enclosures were
+// half of an interval run's time.
 Result<Interval> parseInterval(std::string_view text) {
-  static thread_local ParsedTexts parsed;
-  if (auto known = parsed.readings.find(text); known != parsed.readings.end()) return known->second;
-  if (parsed.readings.size() >= ParsedTexts::kParsedTextsKept) parsed.readings.clear();
-  return parsed.readings.emplace(std::string(text), parseIntervalText(text)).first->second;
+  thread_local detail::Remembered<Result<Interval>> parsed;
+  if (const Result<Interval>* known = parsed.find(text)) return *known;
+  Result<Interval> reading = parseIntervalText(text);
+  parsed.remember(text, reading);
+  return reading;
 }
 
 }  // namespace tc

@@ -21,6 +21,7 @@
 #include "core/graph/node_program.h"
 #include "core/ops/library.hpp"
 #include "core/spec/reference.h"
+#include "tests/support/hand_made.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ using tc::Shape;
 using tc::Tensor;
 using tc::Term;
 using tc::Terms;
+using tc::testing::scaleBy;
 using Q = tc::Rational;
 
 // ---------------------------------------------------------------------------------------------
@@ -140,12 +142,6 @@ template <class T>
 // Attributes of the ops that take some
 // ---------------------------------------------------------------------------------------------
 
-template <class T>
-Attrs<T> scaleBy(T c) {
-  Attrs<T> a;
-  a.c = std::move(c);
-  return a;
-}
 template <class T>
 Attrs<T> clampTo(std::optional<T> lo, std::optional<T> hi) {
   Attrs<T> a;
